@@ -1,0 +1,25 @@
+// The @nestjs packages are ESM only; Jest on Node 20 cannot load them natively, so @swc/jest compiles
+// both the project and @nestjs to CommonJS (decorator metadata on) and `.js` suffixes of relative imports are dropped.
+const swcOptions = {
+  jsc: {
+    target: 'es2022',
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+  },
+  module: { type: 'commonjs' },
+};
+
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swcOptions] },
+  transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+};
+
+module.exports = {
+  maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+  ],
+};

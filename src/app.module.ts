@@ -1,0 +1,42 @@
+import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { RateLimitGuard, throttlerOptions } from './common/rate-limit.js';
+import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
+import type { AppConfig } from './config/app-config.js';
+import { APP_CONFIG, ConfigModule } from './config/config.module.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HealthModule } from './health/health.module.js';
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.register(config),
+        DatabaseModule,
+        ThrottlerModule.forRootAsync({
+          inject: [APP_CONFIG, Reflector],
+          useFactory: throttlerOptions,
+        }),
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
+        { provide: APP_FILTER, useClass: AllExceptionsFilter },
+        {
+          provide: APP_PIPE,
+          useValue: new ValidationPipe({
+            whitelist: true,
+            forbidNonWhitelisted: true,
+            transform: true,
+            transformOptions: { enableImplicitConversion: false },
+          }),
+        },
+      ],
+    };
+  }
+}

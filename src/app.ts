@@ -1,0 +1,56 @@
+import { ConsoleLogger, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import helmet from 'helmet';
+import { AppModule } from './app.module.js';
+import { requestIdMiddleware } from './common/request-id.middleware.js';
+import type { AppConfig, LogLevelName } from './config/app-config.js';
+
+export const API_PREFIX = 'api/v1';
+
+const LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+function enabledLevels(level: LogLevelName): LogLevel[] {
+  return level === 'silent' ? [] : LEVELS.slice(0, LEVELS.indexOf(level) + 1);
+}
+
+export function createLogger(config: AppConfig): ConsoleLogger {
+  return new ConsoleLogger({ json: true, colors: false, logLevels: enabledLevels(config.logLevel) });
+}
+
+function buildOpenApiDocument(app: NestExpressApplication) {
+  const options = new DocumentBuilder()
+    .setTitle('Commerce service API')
+    .setDescription(
+      'Accounts, catalogue, orders, upload and a WebSocket channel. Every JSON response is the envelope ' +
+        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`.',
+    )
+    .setVersion('1.0.0')
+    .addServer('/')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .build();
+  return SwaggerModule.createDocument(app, options);
+}
+
+/** Builds the whole HTTP application from a validated configuration; `main.ts` and the tests share it. */
+export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+    logger: createLogger(config),
+    bodyParser: true,
+  });
+  app.set('trust proxy', config.trustProxy);
+  app.set('x-powered-by', false);
+  app.use(requestIdMiddleware);
+  app.use(helmet());
+  if (config.corsOrigins !== null) {
+    app.enableCors({
+      origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
+      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+    });
+  }
+  app.setGlobalPrefix(API_PREFIX);
+  app.enableShutdownHooks();
+  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });
+  return app;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from '@jest/globals';
+import { isAbsolute } from 'node:path';
+import { ConfigError, loadConfig } from './app-config.js';
+
+function problemsOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.database.type).toBe('sqlite');
+    expect(config.database.type === 'sqlite' && config.database.path).toMatch(/data\/commerce\.sqlite$/);
+    expect(config.jwt.expiresInSeconds).toBe(3600);
+    expect(config.jwt.generated).toBe(true);
+    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10 });
+    expect(config.pageSizeMax).toBe(100);
+    expect(config.upload.maxBytes).toBe(5242880);
+    expect(config.upload.allowedTypes).toEqual([
+      'image/jpeg',
+      'image/png',
+      'image/gif',
+      'image/webp',
+      'application/pdf',
+    ]);
+    expect(config.redisUrl).toBeNull();
+    expect(config.admin).toBeNull();
+    expect(config.migrationsRun).toBe(true);
+  });
+
+  it('rejects a non-numeric PORT in one line naming the variable', () => {
+    const message = problemsOf({ PORT: 'abc' });
+    expect(message).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")');
+    expect(message).not.toContain('\n');
+  });
+
+  it('rejects a malformed DATABASE_URL', () => {
+    expect(problemsOf({ DATABASE_URL: 'postgres://x@y/z' })).toContain(
+      'DATABASE_URL scheme must be sqlite: or mysql:',
+    );
+    expect(problemsOf({ DATABASE_URL: 'not a url' })).toContain(
+      'DATABASE_URL must be sqlite:PATH or mysql://',
+    );
+    expect(problemsOf({ DATABASE_URL: 'mysql://user@host' })).toContain(
+      'DATABASE_URL must name a host and a database',
+    );
+  });
+
+  it('requires JWT_SECRET in production and a strong one when given', () => {
+    expect(problemsOf({ NODE_ENV: 'production' })).toContain(
+      'JWT_SECRET is required when NODE_ENV=production',
+    );
+    expect(problemsOf({ JWT_SECRET: 'short' })).toContain('JWT_SECRET must be at least 32 characters long');
+    const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
+    expect(config.jwt).toEqual({ secret: 'x'.repeat(32), generated: false, expiresInSeconds: 3600 });
+  });
+
+  it('lists every bad variable at once', () => {
+    const message = problemsOf({ PORT: '70000', THROTTLE_LIMIT: '0', LOG_LEVEL: 'loud' });
+    expect(message).toContain('PORT');
+    expect(message).toContain('THROTTLE_LIMIT');
+    expect(message).toContain('LOG_LEVEL must be one of');
+  });
+
+  it('parses the sqlite URL forms and mysql URLs', () => {
+    const relative = loadConfig({ DATABASE_URL: 'sqlite:./tmp/a.sqlite' }).database;
+    expect(relative.type === 'sqlite' && isAbsolute(relative.path)).toBe(true);
+    expect(loadConfig({ DATABASE_URL: 'sqlite:///var/db/a.sqlite' }).database).toEqual({
+      type: 'sqlite',
+      path: '/var/db/a.sqlite',
+    });
+    expect(loadConfig({ DATABASE_URL: 'mysql://u:p@db.example:3307/shop' }).database).toEqual({
+      type: 'mysql',
+      url: 'mysql://u:p@db.example:3307/shop',
+      host: 'db.example',
+      port: 3307,
+      database: 'shop',
+    });
+  });
+
+  it('parses durations, lists, booleans and the admin trio', () => {
+    expect(loadConfig({ JWT_EXPIRES_IN: '15m' }).jwt.expiresInSeconds).toBe(900);
+    expect(loadConfig({ JWT_EXPIRES_IN: '7d' }).jwt.expiresInSeconds).toBe(604800);
+    expect(problemsOf({ JWT_EXPIRES_IN: '1y' })).toContain('JWT_EXPIRES_IN must be a positive duration');
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual([
+      'https://a.example',
+      'https://b.example',
+    ]);
+    expect(loadConfig({ DATABASE_MIGRATIONS_RUN: 'false' }).migrationsRun).toBe(false);
+    expect(problemsOf({ DATABASE_MIGRATIONS_RUN: 'maybe' })).toContain(
+      'DATABASE_MIGRATIONS_RUN must be true or false',
+    );
+    expect(problemsOf({ ADMIN_USERNAME: 'root' })).toContain('must be set together');
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
+    expect(problemsOf({ REDIS_URL: 'localhost:6379' })).toContain('REDIS_URL must be redis://');
+  });
+});

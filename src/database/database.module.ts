@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { APP_CONFIG } from '../config/config.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { buildDataSourceOptions } from './data-source-options.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        ...buildDataSourceOptions(config),
+        migrationsRun: config.migrationsRun,
+        retryAttempts: config.nodeEnv === 'test' ? 1 : 5,
+      }),
+    }),
+  ],
+})
+export class DatabaseModule {}

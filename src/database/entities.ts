@@ -1,0 +1,2 @@
+// Every TypeORM entity of the service; each domain module adds its own here.
+export const entities: Array<new () => object> = [];

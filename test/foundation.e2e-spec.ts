@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+describe('foundation: envelope, errors and operations over the real HTTP server', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('wraps a success in the envelope and checks the database in /health', async () => {
+    const res = await request(t.url).get('/api/v1/health').expect(200);
+    expect(res.body).toEqual({ code: 200, message: 'OK', data: { status: 'ok', database: 'up' } });
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+  });
+
+  it('answers an unknown route with a 404 envelope', async () => {
+    const res = await request(t.url).get('/api/v1/no-such-route').expect(404);
+    expect(res.body).toEqual({
+      code: 404,
+      message: 'Not Found',
+      data: { details: 'Cannot GET /api/v1/no-such-route' },
+    });
+  });
+
+  it('answers malformed JSON with a 400 envelope naming the problem', async () => {
+    const res = await request(t.url)
+      .post('/api/v1/health')
+      .set('Content-Type', 'application/json')
+      .send('{"broken": ')
+      .expect(400);
+    expect(res.body.code).toBe(400);
+    expect(res.body.message).toBe('Bad Request');
+    expect(res.body.data.details).toMatch(/JSON/);
+  });
+
+  it('echoes a caller-supplied X-Request-Id and generates one otherwise', async () => {
+    const given = await request(t.url).get('/api/v1/health').set('X-Request-Id', 'trace-42').expect(200);
+    expect(given.headers['x-request-id']).toBe('trace-42');
+    const generated = await request(t.url).get('/api/v1/health').set('X-Request-Id', 'bad id with spaces');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('sends security headers (helmet) and no X-Powered-By', async () => {
+    const res = await request(t.url).get('/api/v1/health');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('serves the OpenAPI document generated from the code', async () => {
+    const res = await request(t.url).get('/api/docs-json').expect(200);
+    expect(res.body.openapi).toMatch(/^3\./);
+    expect(res.body.paths['/api/v1/health']).toBeDefined();
+    await request(t.url).get('/api/docs').expect(200).expect('Content-Type', /html/);
+  });
+});
+
+describe('foundation: rate limiting', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ THROTTLE_LIMIT: '3', THROTTLE_TTL_MS: '60000' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses the request past THROTTLE_LIMIT with a 429 envelope and Retry-After', async () => {
+    for (let i = 0; i < 3; i++) await request(t.url).get('/api/v1/health').expect(200);
+    const res = await request(t.url).get('/api/v1/health').expect(429);
+    expect(res.body.code).toBe(429);
+    expect(res.body.message).toBe('Too Many Requests');
+    expect(res.body.data.details).toMatch(/at most 3 per 60 s/);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+});

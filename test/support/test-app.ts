@@ -1,0 +1,79 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mysql from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { createApp } from '../../src/app.js';
+import { AppConfig, Env, loadConfig, parseDatabaseUrl } from '../../src/config/app-config.js';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  config: AppConfig;
+  /** The running server's base URL, e.g. http://127.0.0.1:40123 */
+  url: string;
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh database for one test file: a temporary SQLite file, or, when TEST_DATABASE_URL is a
+ * mysql:// URL, a new database on that server named after the URL's database plus a random suffix.
+ */
+async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL;
+  const parsed = parseDatabaseUrl(base);
+  if (base === undefined || typeof parsed === 'string' || parsed.type === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'commerce-test-'));
+    return {
+      url: `sqlite:${join(dir, 'test.sqlite')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `${parsed.database}_${randomBytes(4).toString('hex')}`;
+  const serverUrl = new URL(base);
+  serverUrl.pathname = '/';
+  const admin = await mysql.createConnection(serverUrl.toString());
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const connection = await mysql.createConnection(serverUrl.toString());
+      await connection.query(`DROP DATABASE IF EXISTS \`${name}\``);
+      await connection.end();
+    },
+  };
+}
+
+/** Boots the real application on a fresh database and an ephemeral port. */
+export async function startTestApp(env: Env = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'error',
+    THROTTLE_LIMIT: '100000',
+    THROTTLE_AUTH_LIMIT: '100000',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+    UPLOAD_DIR: join(tmpdir(), `commerce-uploads-${randomBytes(4).toString('hex')}`),
+    DATABASE_URL: database.url,
+    ...env,
+  });
+  const app = await createApp(config);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  return {
+    app,
+    config,
+    url: `http://127.0.0.1:${address.port}`,
+    dataSource: app.get(DataSource),
+    async close() {
+      await app.close();
+      rmSync(config.upload.dir, { recursive: true, force: true });
+      await database.drop();
+    },
+  };
+}
