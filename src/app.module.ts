@@ -1,6 +1,8 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { AuthModule } from './auth/auth.module.js';
+import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { RateLimitGuard, throttlerOptions } from './common/rate-limit.js';
 import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
@@ -8,6 +10,7 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { UsersModule } from './users/users.module.js';
 
 @Module({})
 export class AppModule {
@@ -22,9 +25,14 @@ export class AppModule {
           useFactory: throttlerOptions,
         }),
         HealthModule,
+        AuthModule,
+        UsersModule,
       ],
       providers: [
+        // Guards run in this order: rate limit, then authentication, then roles.
         { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: JwtAuthGuard },
+        { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         {

@@ -1,2 +1,4 @@
+import { User } from '../users/user.entity.js';
+
 // Every TypeORM entity of the service; each domain module adds its own here.
-export const entities: Array<new () => object> = [];
+export const entities: Array<new () => object> = [User];

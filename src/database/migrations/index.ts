@@ -1,4 +1,5 @@
 import type { MigrationInterface } from 'typeorm';
+import { CreateUsers1763800000000 } from './1763800000000-create-users.js';
 
 // Migrations in the order they apply; a new migration is appended here.
-export const migrations: Array<new () => MigrationInterface> = [];
+export const migrations: Array<new () => MigrationInterface> = [CreateUsers1763800000000];

@@ -1,0 +1,30 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import type { Request } from 'express';
+import type { Role } from '../users/user.entity.js';
+
+/** The authenticated caller, as loaded for each request from the token's subject. */
+export interface AuthUser {
+  id: number;
+  username: string;
+  role: Role;
+}
+
+/** JWT claims: `sub` is the user id as a string (RFC 7519). */
+export interface TokenClaims {
+  sub: string;
+  username: string;
+  role: Role;
+  iat?: number;
+  exp?: number;
+}
+
+export const ROLES_KEY = 'roles';
+
+/** Restricts a route to the given roles (checked after authentication). */
+export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
+
+/** Injects the authenticated caller into a handler parameter. */
+export const CurrentUser = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthUser =>
+    context.switchToHttp().getRequest<Request>().user as AuthUser,
+);

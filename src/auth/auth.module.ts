@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { PassportModule } from '@nestjs/passport';
+import { createSecretKey, KeyObject } from 'node:crypto';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { AuthController } from './auth.controller.js';
+import { AuthService } from './auth.service.js';
+import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
+
+const jwtKeyProvider = {
+  provide: JWT_KEY,
+  inject: [APP_CONFIG],
+  useFactory: (config: AppConfig) => createSecretKey(Buffer.from(config.jwt.secret, 'utf8')),
+};
+
+@Module({
+  imports: [
+    UsersModule,
+    PassportModule,
+    JwtModule.registerAsync({
+      inject: [APP_CONFIG, JWT_KEY],
+      extraProviders: [jwtKeyProvider],
+      useFactory: (config: AppConfig, key: KeyObject) => ({
+        secret: key,
+        signOptions: { algorithm: 'HS256', expiresIn: config.jwt.expiresInSeconds },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+  ],
+  controllers: [AuthController],
+  providers: [AuthService, JwtStrategy, jwtKeyProvider],
+  exports: [AuthService],
+})
+export class AuthModule {}

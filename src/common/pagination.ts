@@ -1,0 +1,50 @@
+import { BadRequestException } from '@nestjs/common';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ToInteger } from './query-transforms.js';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+
+/** `page`, `page_size` and `search` shared by every list endpoint. */
+export class PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  page: number = 1;
+
+  @ApiPropertyOptional({ minimum: 1, default: 10, example: 10, description: 'At most PAGE_SIZE_MAX (100)' })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  page_size: number = 10;
+
+  @ApiPropertyOptional({ maxLength: 100, description: 'Case-insensitive substring; % and _ match literally' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+}
+
+export interface PageWindow {
+  page: number;
+  pageSize: number;
+  skip: number;
+}
+
+/** Checks `page_size` against PAGE_SIZE_MAX (a setting, so not a static decorator) and gives the offset. */
+export function pageWindow(query: PageQueryDto, pageSizeMax: number): PageWindow {
+  if (query.page_size > pageSizeMax) {
+    throw new BadRequestException(`page_size must not be greater than ${pageSizeMax}`);
+  }
+  return { page: query.page, pageSize: query.page_size, skip: (query.page - 1) * query.page_size };
+}
+
+/** The escape character used with LIKE; `!` behaves the same in SQLite and MySQL string literals. */
+export const LIKE_ESCAPE = '!';
+
+/** A `%term%` LIKE pattern in which the user's `%`, `_` and `!` match themselves. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`;
+}

@@ -1,0 +1,40 @@
+import type { QueryRunner, TableColumnOptions } from 'typeorm';
+
+/** Millisecond timestamps with a database default, in the dialect of the migration's connection. */
+export function timestampColumns(
+  queryRunner: QueryRunner,
+  options: { softDelete: boolean },
+): TableColumnOptions[] {
+  const sqlite = queryRunner.connection.driver.options.type === 'better-sqlite3';
+  const now = sqlite ? "(strftime('%Y-%m-%d %H:%M:%f', 'now'))" : 'CURRENT_TIMESTAMP(3)';
+  const columns: TableColumnOptions[] = [
+    {
+      name: 'created_at',
+      type: 'datetime',
+      precision: sqlite ? undefined : 3,
+      default: now,
+      isNullable: false,
+    },
+    {
+      name: 'updated_at',
+      type: 'datetime',
+      precision: sqlite ? undefined : 3,
+      default: now,
+      isNullable: false,
+    },
+  ];
+  if (options.softDelete) {
+    columns.push({
+      name: 'deleted_at',
+      type: 'datetime',
+      precision: sqlite ? undefined : 3,
+      isNullable: true,
+    });
+  }
+  return columns;
+}
+
+/** Collation that makes a text column compare and index case-insensitively (MySQL's *_ci is already so). */
+export function caseInsensitive(queryRunner: QueryRunner): string | undefined {
+  return queryRunner.connection.driver.options.type === 'better-sqlite3' ? 'NOCASE' : undefined;
+}

@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ROLES, type Role, type User } from '../user.entity.js';
+
+/** A user as the API shows it; phone and address only where `withContact` (register, detail, update). */
+export class UserResponseDto {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 'jane_doe' }) username: string;
+  @ApiProperty({ example: 'jane@example.com' }) email: string;
+  @ApiProperty({ example: 'Jane' }) first_name: string;
+  @ApiProperty({ example: 'Doe' }) last_name: string;
+  @ApiPropertyOptional({ example: '+1 555 0100', description: 'Register, detail and update only' })
+  phone?: string;
+  @ApiPropertyOptional({ example: '1 Main St, Springfield', description: 'Register, detail and update only' })
+  address?: string;
+  @ApiProperty({ example: true }) is_active: boolean;
+  @ApiProperty({ enum: ROLES, example: 'user' }) role: Role;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+}
+
+export function toUserResponse(user: User, withContact: boolean): UserResponseDto {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    ...(withContact ? { phone: user.phone, address: user.address } : {}),
+    is_active: user.isActive,
+    role: user.role,
+    created_at: user.createdAt.toISOString(),
+    updated_at: user.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,54 @@
+import {
+  Column,
+  CreateDateColumn,
+  DeleteDateColumn,
+  Entity,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+
+export const ROLES = ['user', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+@Entity('users')
+export class User {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  /** Unique ignoring case (NOCASE collation on SQLite, *_ci on MySQL). */
+  @Column({ type: 'varchar', length: 32 })
+  username: string;
+
+  @Column({ type: 'varchar', length: 254 })
+  email: string;
+
+  @Column({ name: 'password_hash', type: 'varchar', length: 255, select: false })
+  passwordHash: string;
+
+  @Column({ name: 'first_name', type: 'varchar', length: 50, default: '' })
+  firstName: string;
+
+  @Column({ name: 'last_name', type: 'varchar', length: 50, default: '' })
+  lastName: string;
+
+  @Column({ type: 'varchar', length: 20, default: '' })
+  phone: string;
+
+  @Column({ type: 'varchar', length: 255, default: '' })
+  address: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'user' })
+  role: Role;
+
+  @Column({ name: 'is_active', type: 'boolean', default: true })
+  isActive: boolean;
+
+  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
+  updatedAt: Date;
+
+  @DeleteDateColumn({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true, select: false })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,60 @@
+import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { IdParamDto } from '../common/id-param.dto.js';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { PageQueryDto } from '../common/pagination.js';
+import { UpdateUserDto } from './dto/update-user.dto.js';
+import { UserResponseDto } from './dto/user-response.dto.js';
+import { UsersService } from './users.service.js';
+
+@ApiTags('users')
+@ApiBearerAuth()
+@Controller('users')
+export class UsersController {
+  constructor(private readonly users: UsersService) {}
+
+  @Get()
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'List users (admin)',
+    description: 'Ordered by id. `search` matches username, email, first and last name.',
+  })
+  @ApiEnvelope(UserResponseDto, { list: true, description: 'Users without phone and address' })
+  @ApiErrors(400, 401, 403, 429)
+  list(@Query() query: PageQueryDto): Promise<Paginated<UserResponseDto>> {
+    return this.users.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a user (own record, or any as admin)' })
+  @ApiEnvelope(UserResponseDto)
+  @ApiErrors(400, 401, 403, 404, 429)
+  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<UserResponseDto> {
+    return this.users.get(id, actor);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a user (own record, or any as admin)',
+    description: 'Partial: only the fields sent change. `role` and `is_active` may be sent by admins only.',
+  })
+  @ApiEnvelope(UserResponseDto)
+  @ApiErrors(400, 401, 403, 404, 429)
+  update(
+    @Param() { id }: IdParamDto,
+    @Body() dto: UpdateUserDto,
+    @CurrentUser() actor: AuthUser,
+  ): Promise<UserResponseDto> {
+    return this.users.update(id, dto, actor);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Delete a user (soft delete; own record, or any as admin)' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 429)
+  remove(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<void> {
+    return this.users.remove(id, actor);
+  }
+}

@@ -1,0 +1,169 @@
+import {
+  BadRequestException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import type { RegisterDto } from '../auth/dto/register.dto.js';
+import { Paginated } from '../common/envelope.js';
+import { containsPattern, LIKE_ESCAPE, PageQueryDto, pageWindow } from '../common/pagination.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { isUniqueViolation } from '../database/errors.js';
+import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
+import type { UpdateUserDto } from './dto/update-user.dto.js';
+import { Role, User } from './user.entity.js';
+
+@Injectable()
+export class UsersService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(UsersService.name);
+
+  constructor(
+    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly hasher: PasswordHasher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Creates the configured admin account once; safe to run on every start and on several instances. */
+  async onApplicationBootstrap(): Promise<void> {
+    const admin = this.config.admin;
+    if (admin === null) return;
+    const exists = await this.users.exists({ where: { username: admin.username }, withDeleted: true });
+    if (exists) return;
+    try {
+      await this.insert({ username: admin.username, email: admin.email, password: admin.password }, 'admin');
+      this.logger.log(`Created admin account ${admin.username}`);
+    } catch (error) {
+      if (!(error instanceof BadRequestException)) throw error;
+    }
+  }
+
+  async register(dto: RegisterDto): Promise<User> {
+    return this.insert(dto, 'user');
+  }
+
+  private async insert(dto: RegisterDto, role: Role): Promise<User> {
+    // Soft-deleted accounts keep their username and email: a name is never handed to someone else.
+    const taken = await this.users
+      .createQueryBuilder('u')
+      .withDeleted()
+      .select(['u.username', 'u.email'])
+      .where('u.username = :username OR u.email = :email', { username: dto.username, email: dto.email })
+      .getMany();
+    const problems: string[] = [];
+    const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+    if (taken.some((u) => same(u.username, dto.username))) problems.push('username is already taken');
+    if (taken.some((u) => same(u.email, dto.email))) problems.push('email is already registered');
+    if (problems.length > 0) throw new BadRequestException(problems);
+
+    const user = this.users.create({
+      username: dto.username,
+      email: dto.email,
+      passwordHash: await this.hasher.hash(dto.password),
+      firstName: dto.first_name ?? '',
+      lastName: dto.last_name ?? '',
+      phone: dto.phone ?? '',
+      address: dto.address ?? '',
+      role,
+      isActive: true,
+    });
+    try {
+      await this.users.insert(user);
+    } catch (error) {
+      // Two registrations racing for the same name: the unique index decides.
+      if (isUniqueViolation(error)) throw new BadRequestException('username or email is already taken');
+      throw error;
+    }
+    return this.users.findOneByOrFail({ id: user.id });
+  }
+
+  /** For login: the active or inactive account with its password hash, or null. */
+  findForLogin(username: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .addSelect('u.passwordHash')
+      .where('u.username = :username', { username })
+      .getOne();
+  }
+
+  /** For every authenticated request: the caller if the account still exists and is active. */
+  async findAuthUser(id: number): Promise<AuthUser | null> {
+    const user = await this.users.findOne({
+      select: { id: true, username: true, role: true },
+      where: { id, isActive: true },
+    });
+    return user === null ? null : { id: user.id, username: user.username, role: user.role };
+  }
+
+  async list(query: PageQueryDto): Promise<Paginated<UserResponseDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const qb = this.users.createQueryBuilder('u').orderBy('u.id', 'ASC').skip(skip).take(pageSize);
+    if (query.search !== undefined && query.search !== '') {
+      qb.where(
+        ['u.username', 'u.email', 'u.firstName', 'u.lastName']
+          .map((column) => `${column} LIKE :pattern ESCAPE '${LIKE_ESCAPE}'`)
+          .join(' OR '),
+        { pattern: containsPattern(query.search) },
+      );
+    }
+    const [users, total] = await qb.getManyAndCount();
+    return new Paginated(
+      users.map((user) => toUserResponse(user, false)),
+      total,
+      page,
+      pageSize,
+    );
+  }
+
+  async get(id: number, actor: AuthUser): Promise<UserResponseDto> {
+    assertSelfOrAdmin(id, actor);
+    return toUserResponse(await this.findOrFail(id), true);
+  }
+
+  async update(id: number, dto: UpdateUserDto, actor: AuthUser): Promise<UserResponseDto> {
+    assertSelfOrAdmin(id, actor);
+    if ((dto.role !== undefined || dto.is_active !== undefined) && actor.role !== 'admin') {
+      throw new ForbiddenException('Only an admin may change role or is_active');
+    }
+    const changes: Partial<User> = {
+      firstName: dto.first_name,
+      lastName: dto.last_name,
+      phone: dto.phone,
+      address: dto.address,
+      role: dto.role,
+      isActive: dto.is_active,
+    };
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    const result = await this.users.update(
+      { id, deletedAt: IsNull() },
+      { ...defined, updatedAt: new Date() },
+    );
+    if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
+    return toUserResponse(await this.findOrFail(id), true);
+  }
+
+  async remove(id: number, actor: AuthUser): Promise<void> {
+    assertSelfOrAdmin(id, actor);
+    const result = await this.users.softDelete({ id, deletedAt: IsNull() });
+    if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
+  }
+
+  private async findOrFail(id: number): Promise<User> {
+    const user = await this.users.findOneBy({ id });
+    if (user === null) throw new NotFoundException(`User ${id} not found`);
+    return user;
+  }
+}
+
+function assertSelfOrAdmin(id: number, actor: AuthUser): void {
+  if (actor.role !== 'admin' && actor.id !== id) {
+    throw new ForbiddenException('You may only access your own user record');
+  }
+}
