@@ -1,5 +1,6 @@
 import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
@@ -20,6 +21,7 @@ export class AppModule {
       imports: [
         ConfigModule.register(config),
         DatabaseModule,
+        EventEmitterModule.forRoot(),
         ThrottlerModule.forRootAsync({
           inject: [APP_CONFIG, Reflector],
           useFactory: throttlerOptions,
