@@ -1,4 +1,5 @@
+import { Product } from '../products/product.entity.js';
 import { User } from '../users/user.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
-export const entities: Array<new () => object> = [User];
+export const entities: Array<new () => object> = [User, Product];

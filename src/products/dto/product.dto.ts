@@ -1,0 +1,183 @@
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateBy,
+  buildMessage,
+} from 'class-validator';
+import { PageQueryDto } from '../../common/pagination.js';
+import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
+import type { Product } from '../product.entity.js';
+
+export const PRICE_MAX = 9_999_999.99;
+
+/** A finite number with at most 2 decimal places (19.99 and 0.1 pass; 0.001 and 1e-7 do not). */
+export const IsMoney = () =>
+  ValidateBy({
+    name: 'isMoney',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        Math.abs(value * 100 - Math.round(value * 100)) < 1e-6,
+      defaultMessage: buildMessage(
+        (prefix) => `${prefix}$property must be a number with at most 2 decimal places`,
+      ),
+    },
+  });
+
+/** A path returned by POST /upload (YYYY/MM/<random>.<ext>), or "" for no image. */
+export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$/;
+
+export class CreateProductDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'Espresso cup' })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(5000)
+  description?: string;
+
+  @ApiProperty({ minimum: 0.01, maximum: PRICE_MAX, example: 19.99, description: 'At most 2 decimal places' })
+  @IsMoney()
+  @Min(0.01)
+  @Max(PRICE_MAX)
+  price: number;
+
+  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  stock?: number;
+
+  @ApiProperty({ minimum: 1, example: 3 })
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  category_id: number;
+}
+
+export class UpdateProductDto extends PartialType(CreateProductDto) {
+  @ApiPropertyOptional({
+    example: '2026/11/9f86d081884c7d65.png',
+    description: 'A path returned by POST /upload, or ""',
+  })
+  @IsOptional()
+  @IsString()
+  @Matches(IMAGE_PATH, { message: 'image must be a path returned by /upload (YYYY/MM/name.ext) or ""' })
+  image?: string;
+
+  @ApiPropertyOptional({ example: true })
+  @IsOptional()
+  @IsBoolean()
+  is_active?: boolean;
+}
+
+export const PRODUCT_SORTS = [
+  'id',
+  '-id',
+  'price',
+  '-price',
+  'name',
+  '-name',
+  'created_at',
+  '-created_at',
+] as const;
+export type ProductSort = (typeof PRODUCT_SORTS)[number];
+
+/** A decimal query value with at most 2 places; anything else stays a string and fails @IsMoney. */
+const ToMoney = () =>
+  Transform(({ value }) =>
+    typeof value === 'string' && /^\d{1,7}(\.\d{1,2})?$/.test(value) ? Number(value) : value,
+  );
+
+export class ProductListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minimum: 1, example: 3 })
+  @IsOptional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  category_id?: number;
+
+  @ApiPropertyOptional({ minimum: 0, example: 5 })
+  @IsOptional()
+  @ToMoney()
+  @IsMoney()
+  @Min(0)
+  min_price?: number;
+
+  @ApiPropertyOptional({ minimum: 0, example: 50 })
+  @IsOptional()
+  @ToMoney()
+  @IsMoney()
+  @Min(0)
+  max_price?: number;
+
+  @ApiPropertyOptional({ description: 'true: stock > 0; false: stock = 0' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  in_stock?: boolean;
+
+  @ApiPropertyOptional({ description: 'Admins only' })
+  @IsOptional()
+  @ToBoolean()
+  @IsBoolean()
+  is_active?: boolean;
+
+  @ApiPropertyOptional({
+    enum: PRODUCT_SORTS,
+    default: 'id',
+    description: 'Field to order by; a leading - sorts descending. Ties are broken by id.',
+  })
+  @IsOptional()
+  @IsIn(PRODUCT_SORTS)
+  sort?: ProductSort;
+}
+
+export class ProductResponseDto {
+  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ example: 'Espresso cup' }) name: string;
+  @ApiProperty({ example: 'Porcelain, 90 ml' }) description: string;
+  @ApiProperty({ example: 19.99 }) price: number;
+  @ApiProperty({ example: 25 }) stock: number;
+  @ApiProperty({ example: 3 }) category_id: number;
+  @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none' }) image: string;
+  @ApiProperty({ example: true }) is_active: boolean;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+}
+
+export function toProductResponse(product: Product): ProductResponseDto {
+  return {
+    id: product.id,
+    name: product.name,
+    description: product.description,
+    price: product.priceCents / 100,
+    stock: product.stock,
+    category_id: product.categoryId,
+    image: product.image,
+    is_active: Boolean(product.isActive),
+    created_at: product.createdAt.toISOString(),
+    updated_at: product.updatedAt.toISOString(),
+  };
+}
+
+/** Exact cents from a validated price (at most 2 decimals): 19.99 -> 1999, 0.1 -> 10. */
+export function toCents(price: number): number {
+  return Math.round(price * 100);
+}

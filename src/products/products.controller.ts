@@ -1,0 +1,74 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { IdParamDto } from '../common/id-param.dto.js';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import {
+  CreateProductDto,
+  ProductListQueryDto,
+  ProductResponseDto,
+  UpdateProductDto,
+} from './dto/product.dto.js';
+import { ProductsService } from './products.service.js';
+
+@ApiTags('products')
+@ApiBearerAuth()
+@Controller('products')
+export class ProductsController {
+  constructor(private readonly products: ProductsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List products',
+    description:
+      'Users see active products only; admins see all and may filter by `is_active`. `search` matches name and ' +
+      'description. Default order: id ascending.',
+  })
+  @ApiEnvelope(ProductResponseDto, { list: true })
+  @ApiErrors(400, 401, 403, 429)
+  list(
+    @Query() query: ProductListQueryDto,
+    @CurrentUser() actor: AuthUser,
+  ): Promise<Paginated<ProductResponseDto>> {
+    return this.products.list(query, actor);
+  }
+
+  @Post()
+  @Roles('admin')
+  @ApiOperation({ summary: 'Create a product (admin)' })
+  @ApiEnvelope(ProductResponseDto, { status: 201 })
+  @ApiErrors(400, 401, 403, 429)
+  create(@Body() dto: CreateProductDto): Promise<ProductResponseDto> {
+    return this.products.create(dto);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read a product (an inactive one is 404 for users)' })
+  @ApiEnvelope(ProductResponseDto)
+  @ApiErrors(400, 401, 404, 429)
+  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<ProductResponseDto> {
+    return this.products.get(id, actor);
+  }
+
+  @Put(':id')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Update a product (admin)',
+    description: 'Partial: only the fields sent change; may also set category_id, image and is_active.',
+  })
+  @ApiEnvelope(ProductResponseDto)
+  @ApiErrors(400, 401, 403, 404, 429)
+  update(@Param() { id }: IdParamDto, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
+    return this.products.update(id, dto);
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Delete a product (admin; soft delete, order history keeps it)' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 429)
+  remove(@Param() { id }: IdParamDto): Promise<void> {
+    return this.products.remove(id);
+  }
+}

@@ -1,0 +1,196 @@
+import {
+  BadRequestException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import {
+  CreateProductDto,
+  ProductListQueryDto,
+  ProductResponseDto,
+  toCents,
+  toProductResponse,
+  UpdateProductDto,
+} from './dto/product.dto.js';
+import { Product } from './product.entity.js';
+
+const SORT_COLUMNS = {
+  id: 'p.id',
+  price: 'p.priceCents',
+  name: 'p.name',
+  created_at: 'p.createdAt',
+} as const;
+
+export interface StockRequest {
+  productId: number;
+  quantity: number;
+}
+
+/** What an order keeps of a product at the moment it took the stock. */
+export interface ReservedProduct {
+  id: number;
+  name: string;
+  priceCents: number;
+}
+
+@Injectable()
+export class ProductsService {
+  constructor(
+    @InjectRepository(Product) private readonly products: Repository<Product>,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async create(dto: CreateProductDto): Promise<ProductResponseDto> {
+    const product = this.products.create({
+      name: dto.name,
+      description: dto.description ?? '',
+      priceCents: toCents(dto.price),
+      stock: dto.stock ?? 0,
+      categoryId: dto.category_id,
+      image: '',
+      isActive: true,
+    });
+    await this.products.insert(product);
+    return toProductResponse(await this.findOrFail(product.id, true));
+  }
+
+  async list(query: ProductListQueryDto, actor: AuthUser): Promise<Paginated<ProductResponseDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const isAdmin = actor.role === 'admin';
+    if (query.is_active !== undefined && !isAdmin) {
+      throw new ForbiddenException('Only an admin may filter by is_active');
+    }
+    if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
+      throw new BadRequestException('min_price must not be greater than max_price');
+    }
+
+    const qb = this.products.createQueryBuilder('p');
+    const activeFilter = isAdmin ? query.is_active : true;
+    if (activeFilter !== undefined) qb.andWhere('p.isActive = :active', { active: activeFilter });
+    if (query.category_id !== undefined)
+      qb.andWhere('p.categoryId = :category', { category: query.category_id });
+    if (query.min_price !== undefined) qb.andWhere('p.priceCents >= :min', { min: toCents(query.min_price) });
+    if (query.max_price !== undefined) qb.andWhere('p.priceCents <= :max', { max: toCents(query.max_price) });
+    if (query.in_stock !== undefined) qb.andWhere(query.in_stock ? 'p.stock > 0' : 'p.stock = 0');
+    if (query.search !== undefined && query.search !== '') {
+      qb.andWhere(
+        `(p.name LIKE :pattern ESCAPE '${LIKE_ESCAPE}' OR p.description LIKE :pattern ESCAPE '${LIKE_ESCAPE}')`,
+        {
+          pattern: containsPattern(query.search),
+        },
+      );
+    }
+
+    const sort = query.sort ?? 'id';
+    const descending = sort.startsWith('-');
+    const column = SORT_COLUMNS[(descending ? sort.slice(1) : sort) as keyof typeof SORT_COLUMNS];
+    qb.orderBy(column, descending ? 'DESC' : 'ASC');
+    if (column !== 'p.id') qb.addOrderBy('p.id', descending ? 'DESC' : 'ASC');
+
+    const [products, total] = await qb.offset(skip).limit(pageSize).getManyAndCount();
+    return new Paginated(products.map(toProductResponse), total, page, pageSize);
+  }
+
+  async get(id: number, actor: AuthUser): Promise<ProductResponseDto> {
+    return toProductResponse(await this.findOrFail(id, actor.role === 'admin'));
+  }
+
+  async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+    const changes: Partial<Product> = {
+      name: dto.name,
+      description: dto.description,
+      priceCents: dto.price === undefined ? undefined : toCents(dto.price),
+      stock: dto.stock,
+      categoryId: dto.category_id,
+      image: dto.image,
+      isActive: dto.is_active,
+    };
+    const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    const result = await this.products.update(
+      { id, deletedAt: IsNull() },
+      { ...defined, updatedAt: new Date() },
+    );
+    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+    return toProductResponse(await this.findOrFail(id, true));
+  }
+
+  async remove(id: number): Promise<void> {
+    const result = await this.products.softDelete({ id, deletedAt: IsNull() });
+    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+  }
+
+  /**
+   * Takes stock for an order inside the caller's transaction, one conditional UPDATE per product in
+   * ascending id order (so concurrent orders lock rows in the same order). Throws 400 naming the
+   * first product that is missing, inactive or short, and the caller's transaction rolls back.
+   */
+  async reserveStock(
+    manager: EntityManager,
+    requests: StockRequest[],
+  ): Promise<Map<number, ReservedProduct>> {
+    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+    const now = new Date();
+    for (const { productId, quantity } of sorted) {
+      const result = await manager
+        .createQueryBuilder()
+        .update(Product)
+        .set({ stock: () => 'stock - :quantity', updatedAt: now })
+        .where('id = :productId AND stock >= :quantity AND is_active = :active AND deleted_at IS NULL', {
+          productId,
+          quantity,
+          active: true,
+        })
+        .execute();
+      if (result.affected === 0) throw await this.whyNotReservable(manager, productId, quantity);
+    }
+    const rows = await manager.getRepository(Product).find({
+      select: { id: true, name: true, priceCents: true },
+      where: { id: In(sorted.map((r) => r.productId)) },
+    });
+    return new Map(rows.map((row) => [row.id, { id: row.id, name: row.name, priceCents: row.priceCents }]));
+  }
+
+  /** Gives stock back (a cancelled order) inside the caller's transaction, even to inactive or deleted products. */
+  async releaseStock(manager: EntityManager, requests: StockRequest[]): Promise<void> {
+    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+    const now = new Date();
+    for (const { productId, quantity } of sorted) {
+      await manager
+        .createQueryBuilder()
+        .update(Product)
+        .set({ stock: () => 'stock + :quantity', updatedAt: now })
+        .where('id = :productId', { productId, quantity })
+        .execute();
+    }
+  }
+
+  private async whyNotReservable(
+    manager: EntityManager,
+    productId: number,
+    quantity: number,
+  ): Promise<BadRequestException> {
+    const product = await manager.getRepository(Product).findOne({
+      select: { id: true, stock: true, isActive: true },
+      where: { id: productId },
+    });
+    if (product === null) return new BadRequestException(`Product ${productId} not found`);
+    if (!product.isActive) return new BadRequestException(`Product ${productId} is not available`);
+    return new BadRequestException(
+      `Product ${productId} has insufficient stock: requested ${quantity}, available ${product.stock}`,
+    );
+  }
+
+  private async findOrFail(id: number, includeInactive: boolean): Promise<Product> {
+    const product = await this.products.findOneBy(includeInactive ? { id } : { id, isActive: true });
+    if (product === null) throw new NotFoundException(`Product ${id} not found`);
+    return product;
+  }
+}
