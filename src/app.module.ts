@@ -11,6 +11,7 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { UsersModule } from './users/users.module.js';
 
@@ -31,6 +32,7 @@ export class AppModule {
         AuthModule,
         UsersModule,
         ProductsModule,
+        OrdersModule,
       ],
       providers: [
         // Guards run in this order: rate limit, then authentication, then roles.

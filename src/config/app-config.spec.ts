@@ -33,6 +33,20 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.admin).toBeNull();
     expect(config.migrationsRun).toBe(true);
+    expect(config.paymentMethods).toEqual([
+      'credit_card',
+      'debit_card',
+      'paypal',
+      'bank_transfer',
+      'cash_on_delivery',
+    ]);
+  });
+
+  it('reads PAYMENT_METHODS as a list of simple names', () => {
+    expect(loadConfig({ PAYMENT_METHODS: 'card, invoice' }).paymentMethods).toEqual(['card', 'invoice']);
+    expect(problemsOf({ PAYMENT_METHODS: 'Credit Card' })).toContain(
+      'PAYMENT_METHODS must be a comma-separated list',
+    );
   });
 
   it('rejects a non-numeric PORT in one line naming the variable', () => {

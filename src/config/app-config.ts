@@ -17,6 +17,7 @@ export interface AppConfig {
   admin: { username: string; email: string; password: string } | null;
   throttle: { ttlMs: number; limit: number; authLimit: number };
   pageSizeMax: number;
+  paymentMethods: string[];
   upload: { dir: string; maxBytes: number; allowedTypes: string[] };
   redisUrl: string | null;
   corsOrigins: string[] | '*' | null;
@@ -184,6 +185,13 @@ export function loadConfig(env: Env): AppConfig {
       authLimit: read.int('THROTTLE_AUTH_LIMIT', 10, 1),
     },
     pageSizeMax: read.int('PAGE_SIZE_MAX', 100, 1, 10_000),
+    paymentMethods: read.list('PAYMENT_METHODS', [
+      'credit_card',
+      'debit_card',
+      'paypal',
+      'bank_transfer',
+      'cash_on_delivery',
+    ]),
     upload: {
       dir: resolve(read.string('UPLOAD_DIR', './uploads')),
       maxBytes: read.int('UPLOAD_MAX_BYTES', 5_242_880, 1),
@@ -208,6 +216,12 @@ export function loadConfig(env: Env): AppConfig {
       'verbose',
     ] as const),
   };
+
+  if (config.paymentMethods.some((method) => !/^[a-z0-9_]{1,32}$/.test(method))) {
+    read.problems.push(
+      'PAYMENT_METHODS must be a comma-separated list of names of 1-32 characters a-z, 0-9, _',
+    );
+  }
 
   const redisUrl = config.redisUrl;
   if (redisUrl !== null && !/^rediss?:\/\/[^/]+/.test(redisUrl)) {

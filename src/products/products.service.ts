@@ -12,6 +12,7 @@ import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
 import {
   CreateProductDto,
   ProductListQueryDto,
@@ -46,6 +47,7 @@ export class ProductsService {
   constructor(
     @InjectRepository(Product) private readonly products: Repository<Product>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -58,7 +60,7 @@ export class ProductsService {
       image: '',
       isActive: true,
     });
-    await this.products.insert(product);
+    await this.transactions.run((manager) => manager.insert(Product, product));
     return toProductResponse(await this.findOrFail(product.id, true));
   }
 
@@ -123,7 +125,9 @@ export class ProductsService {
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.products.softDelete({ id, deletedAt: IsNull() });
+    const result = await this.transactions.run((manager) =>
+      manager.softDelete(Product, { id, deletedAt: IsNull() }),
+    );
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
   }
 

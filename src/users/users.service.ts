@@ -17,6 +17,7 @@ import { containsPattern, LIKE_ESCAPE, PageQueryDto, pageWindow } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { Role, User } from './user.entity.js';
@@ -28,6 +29,7 @@ export class UsersService implements OnApplicationBootstrap {
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly hasher: PasswordHasher,
+    private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -75,7 +77,7 @@ export class UsersService implements OnApplicationBootstrap {
       isActive: true,
     });
     try {
-      await this.users.insert(user);
+      await this.transactions.run((manager) => manager.insert(User, user));
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
       if (isUniqueViolation(error)) throw new BadRequestException('username or email is already taken');
@@ -151,7 +153,9 @@ export class UsersService implements OnApplicationBootstrap {
 
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    const result = await this.users.softDelete({ id, deletedAt: IsNull() });
+    const result = await this.transactions.run((manager) =>
+      manager.softDelete(User, { id, deletedAt: IsNull() }),
+    );
     if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
   }
 

@@ -1,0 +1,74 @@
+import { describe, expect, it } from '@jest/globals';
+import { nextOrderState } from './order-status.js';
+import { newOrderNumber } from './order-number.js';
+
+describe('nextOrderState', () => {
+  const pending = { status: 'pending', paymentStatus: 'pending' } as const;
+  const paid = { status: 'paid', paymentStatus: 'paid' } as const;
+
+  it.each([
+    [pending, { paymentStatus: 'paid' }, { status: 'pending', paymentStatus: 'paid' }],
+    [pending, { status: 'paid', paymentStatus: 'paid' }, paid],
+    [pending, { status: 'cancelled' }, { status: 'cancelled', paymentStatus: 'pending' }],
+    [paid, { status: 'shipped' }, { status: 'shipped', paymentStatus: 'paid' }],
+    [paid, { status: 'cancelled' }, { status: 'cancelled', paymentStatus: 'paid' }],
+    [
+      { status: 'shipped', paymentStatus: 'paid' },
+      { status: 'completed' },
+      { status: 'completed', paymentStatus: 'paid' },
+    ],
+    [
+      { status: 'completed', paymentStatus: 'paid' },
+      { paymentStatus: 'refunded' },
+      { status: 'completed', paymentStatus: 'refunded' },
+    ],
+    [
+      { status: 'cancelled', paymentStatus: 'paid' },
+      { paymentStatus: 'refunded' },
+      { status: 'cancelled', paymentStatus: 'refunded' },
+    ],
+    [pending, { paymentStatus: 'failed' }, { status: 'pending', paymentStatus: 'failed' }],
+    [
+      { status: 'pending', paymentStatus: 'failed' },
+      { paymentStatus: 'paid' },
+      { status: 'pending', paymentStatus: 'paid' },
+    ],
+  ] as const)('allows %j + %j', (current, change, expected) => {
+    expect(nextOrderState(current, change)).toEqual(expected);
+  });
+
+  it.each([
+    [pending, { status: 'shipped' }, 'status cannot change from pending to shipped'],
+    [pending, { status: 'paid' }, 'status paid requires payment_status paid'],
+    [paid, { status: 'pending' }, 'status cannot change from paid to pending'],
+    [
+      { status: 'cancelled', paymentStatus: 'pending' },
+      { status: 'paid' },
+      'status cannot change from cancelled to paid',
+    ],
+    [
+      { status: 'completed', paymentStatus: 'paid' },
+      { status: 'cancelled' },
+      'status cannot change from completed to cancelled',
+    ],
+    [paid, { paymentStatus: 'refunded' }, 'payment_status refunded requires status cancelled or completed'],
+    [pending, { paymentStatus: 'refunded' }, 'payment_status cannot change from pending to refunded'],
+    [
+      { status: 'cancelled', paymentStatus: 'refunded' },
+      { paymentStatus: 'paid' },
+      'payment_status cannot change from refunded to paid',
+    ],
+    [pending, { status: 'pending' }, 'the order already has this status and payment_status'],
+  ] as const)('refuses %j + %j', (current, change, reason) => {
+    expect(nextOrderState(current, change)).toBe(reason);
+  });
+});
+
+describe('newOrderNumber', () => {
+  it('is ORD-<UTC date>-<8 Crockford base-32 characters> and random', () => {
+    const at = new Date('2026-11-22T23:59:59Z');
+    const numbers = new Set(Array.from({ length: 1000 }, () => newOrderNumber(at)));
+    expect(numbers.size).toBe(1000);
+    for (const n of numbers) expect(n).toMatch(/^ORD-20261122-[0-9A-HJKMNP-TV-Z]{8}$/);
+  });
+});

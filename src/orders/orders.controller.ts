@@ -1,0 +1,104 @@
+import {
+  BadRequestException,
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { IdParamDto } from '../common/id-param.dto.js';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import {
+  CreateOrderDto,
+  OrderDetailResponseDto,
+  OrderListQueryDto,
+  OrderResponseDto,
+  UpdateOrderStatusDto,
+} from './dto/order.dto.js';
+import { OrdersService } from './orders.service.js';
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
+
+@ApiTags('orders')
+@ApiBearerAuth()
+@Controller('orders')
+export class OrdersController {
+  constructor(private readonly orders: OrdersService) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the caller's orders, newest first" })
+  @ApiEnvelope(OrderResponseDto, { list: true })
+  @ApiErrors(400, 401, 429)
+  list(
+    @Query() query: OrderListQueryDto,
+    @CurrentUser() actor: AuthUser,
+  ): Promise<Paginated<OrderResponseDto>> {
+    return this.orders.list(query, actor);
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Place an order',
+    description:
+      'All or nothing: every product must exist, be active and have the stock. Stock is taken atomically; ' +
+      'the total is the exact sum of price x quantity. With `Idempotency-Key`, a repeat of the same request ' +
+      'returns the first order (header `Idempotent-Replayed: true`).',
+  })
+  @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 visible ASCII characters' })
+  @ApiEnvelope(OrderResponseDto, { status: 201, description: 'The order, without items' })
+  @ApiErrors(400, 401, 429)
+  async create(
+    @Body() dto: CreateOrderDto,
+    @CurrentUser() actor: AuthUser,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<OrderResponseDto> {
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new BadRequestException('Idempotency-Key must be 1-128 visible ASCII characters');
+    }
+    const { order, replayed } = await this.orders.create(dto, actor, idempotencyKey);
+    if (replayed) response.setHeader('Idempotent-Replayed', 'true');
+    return order;
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Read an order with its items (own orders; admins any)' })
+  @ApiEnvelope(OrderDetailResponseDto)
+  @ApiErrors(400, 401, 404, 429)
+  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderDetailResponseDto> {
+    return this.orders.get(id, actor);
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Cancel an own pending order; its stock is restored' })
+  @ApiEnvelope(OrderResponseDto)
+  @ApiErrors(400, 401, 404, 429)
+  cancel(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderResponseDto> {
+    return this.orders.cancel(id, actor);
+  }
+
+  @Patch(':id/status')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Move status and/or payment_status along the allowed transitions (admin)',
+    description:
+      'status: pending -> paid | cancelled; paid -> shipped | cancelled; shipped -> completed. payment_status: ' +
+      'pending -> paid | failed; failed -> paid; paid -> refunded. paid/shipped/completed need payment paid; ' +
+      'refunded needs status cancelled or completed. Cancelling restores stock.',
+  })
+  @ApiEnvelope(OrderResponseDto)
+  @ApiErrors(400, 401, 403, 404, 429)
+  updateStatus(@Param() { id }: IdParamDto, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
+    return this.orders.updateStatus(id, dto);
+  }
+}

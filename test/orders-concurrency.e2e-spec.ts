@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Agent } from 'node:http';
+import request from 'supertest';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { createProduct } from './support/products.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+describe('orders under concurrency', () => {
+  let t: TestApp;
+  let admin: Account;
+  let buyers: Account[];
+  // Enough sockets for every request to be in flight at once.
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+  const order = (account: Account, items: Array<[number, number]>) =>
+    request(t.url)
+      .post('/api/v1/orders')
+      .agent(agent)
+      .auth(account.token, { type: 'bearer' })
+      .send({
+        items: items.map(([product_id, quantity]) => ({ product_id, quantity })),
+        shipping_address: 'Somewhere 1',
+        payment_method: 'paypal',
+      });
+  const stockOf = async (id: number) =>
+    Number((await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [id]))[0].stock);
+  const orderedQuantity = async (id: number) =>
+    Number(
+      (
+        await t.dataSource.query(
+          'SELECT COALESCE(SUM(quantity), 0) AS q FROM order_items WHERE product_id = ?',
+          [id],
+        )
+      )[0].q,
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp(ADMIN_ENV);
+    admin = await loginAdmin(t);
+    buyers = [];
+    for (let i = 0; i < 8; i++) buyers.push(await createAccount(t));
+  });
+
+  afterAll(async () => {
+    agent.destroy();
+    await t.close();
+  });
+
+  it('200 concurrent orders for a product with stock 50: exactly 50 succeed, never oversold', async () => {
+    const product = await createProduct(t, admin.token, { stock: 50, price: 3.33 });
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => order(buyers[i % buyers.length], [[product.id, 1]])),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(150);
+    for (const refused of responses.filter((r) => r.status === 400)) {
+      expect(refused.body.data.details).toBe(
+        `Product ${product.id} has insufficient stock: requested 1, available 0`,
+      );
+    }
+    expect(await stockOf(product.id)).toBe(0);
+    expect(await orderedQuantity(product.id)).toBe(50);
+    const totals = await t.dataSource.query(
+      'SELECT COUNT(*) AS n, SUM(total_cents) AS cents FROM orders o WHERE EXISTS (SELECT 1 FROM order_items i WHERE i.order_id = o.id AND i.product_id = ?)',
+      [product.id],
+    );
+    expect(Number(totals[0].n)).toBe(50);
+    expect(Number(totals[0].cents)).toBe(50 * 333);
+  });
+
+  it('concurrent multi-item orders over overlapping products finish without errors reaching clients', async () => {
+    const products = [];
+    for (let i = 0; i < 4; i++) products.push(await createProduct(t, admin.token, { stock: 1000 }));
+    const [a, b, c, d] = products.map((p) => p.id);
+    // Each request names the products in a different order; the service locks them by id.
+    const shapes: Array<Array<[number, number]>> = [
+      [
+        [a, 1],
+        [b, 1],
+        [c, 1],
+      ],
+      [
+        [c, 1],
+        [b, 1],
+        [a, 1],
+      ],
+      [
+        [d, 1],
+        [a, 1],
+      ],
+      [
+        [b, 1],
+        [d, 1],
+        [c, 1],
+        [a, 1],
+      ],
+    ];
+    const responses = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => order(buyers[i % buyers.length], shapes[i % shapes.length])),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(120).fill(201));
+    const taken = { [a]: 0, [b]: 0, [c]: 0, [d]: 0 };
+    shapes.forEach((shape) => shape.forEach(([id]) => (taken[id] += 30)));
+    for (const id of [a, b, c, d]) {
+      expect(await stockOf(id)).toBe(1000 - taken[id]);
+      expect(await orderedQuantity(id)).toBe(taken[id]);
+    }
+  });
+});
