@@ -1,4 +1,4 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Logger, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -16,7 +16,11 @@ import { ProductsModule } from './products/products.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
-export class AppModule {
+export class AppModule implements BeforeApplicationShutdown {
+  beforeApplicationShutdown(signal?: string): void {
+    if (signal !== undefined) new Logger('Shutdown').log(`${signal} received: finishing in-flight requests`);
+  }
+
   static register(config: AppConfig): DynamicModule {
     return {
       module: AppModule,

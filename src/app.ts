@@ -42,7 +42,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
   app.use(requestIdMiddleware);
-  app.use(helmet());
+  // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
+  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   if (config.corsOrigins !== null) {
     app.enableCors({
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
