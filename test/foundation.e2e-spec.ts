@@ -81,3 +81,78 @@ describe('foundation: rate limiting', () => {
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
   });
 });
+
+describe('foundation: client identity behind a proxy and CORS', () => {
+  let proxied: TestApp;
+  let direct: TestApp;
+
+  beforeAll(async () => {
+    const env = { THROTTLE_LIMIT: '2', CORS_ORIGINS: 'https://shop.example' };
+    proxied = await startTestApp({ ...env, TRUST_PROXY: 'true' });
+    direct = await startTestApp(env);
+  });
+
+  afterAll(async () => {
+    await proxied.close();
+    await direct.close();
+  });
+
+  const health = (t: TestApp, ip: string) => request(t.url).get('/api/v1/health').set('X-Forwarded-For', ip);
+
+  it('with TRUST_PROXY, rate limits count each forwarded client separately', async () => {
+    await health(proxied, '203.0.113.1').expect(200);
+    await health(proxied, '203.0.113.1').expect(200);
+    await health(proxied, '203.0.113.1').expect(429);
+    await health(proxied, '203.0.113.2').expect(200);
+  });
+
+  it('without TRUST_PROXY, X-Forwarded-For is ignored and cannot dodge the limit', async () => {
+    await health(direct, '203.0.113.1').expect(200);
+    await health(direct, '203.0.113.2').expect(200);
+    await health(direct, '203.0.113.3').expect(429);
+  });
+
+  it('answers CORS preflights for the configured origins only', async () => {
+    const allowed = await request(proxied.url)
+      .options('/api/v1/products')
+      .set('Origin', 'https://shop.example')
+      .set('Access-Control-Request-Method', 'POST');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://shop.example');
+    const other = await request(proxied.url)
+      .options('/api/v1/products')
+      .set('Origin', 'https://evil.example')
+      .set('Access-Control-Request-Method', 'POST');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('foundation: time zone', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const onMysql = process.env.TEST_DATABASE_URL?.startsWith('mysql') === true;
+  if (onMysql) {
+    it('the MySQL session time zone is UTC, so database defaults agree with the driver', async () => {
+      const [row] = await t.dataSource.query(
+        'SELECT @@session.time_zone AS tz, TIMESTAMPDIFF(MINUTE, UTC_TIMESTAMP(), NOW()) AS offset_minutes',
+      );
+      expect(row).toEqual({ tz: '+00:00', offset_minutes: 0 });
+    });
+  }
+
+  it('timestamps written by database defaults read back as the current UTC time', async () => {
+    const res = await request(t.url)
+      .post('/api/v1/register')
+      .send({ username: 'clock_check', email: 'clock@example.com', password: 'password-123' })
+      .expect(201);
+    expect(res.body.data.created_at).toMatch(/Z$/);
+    expect(Math.abs(Date.parse(res.body.data.created_at) - Date.now())).toBeLessThan(5000);
+  });
+});
