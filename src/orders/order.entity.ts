@@ -1,17 +1,10 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  OneToMany,
-  PrimaryGeneratedColumn,
-  type Relation,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { Timestamped } from '../database/timestamped.js';
 import { OrderItem } from './order-item.entity.js';
 import type { OrderStatus, PaymentStatus } from './order-status.js';
 
 @Entity('orders')
-export class Order {
+export class Order extends Timestamped {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -47,12 +40,6 @@ export class Order {
   /** SHA-256 of the normalised request, to tell a replay from a different request under the same key. */
   @Column({ name: 'request_hash', type: 'varchar', length: 64, nullable: true, select: false })
   requestHash: string | null;
-
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
-  updatedAt: Date;
 
   @OneToMany(() => OrderItem, (item) => item.order)
   items: Relation<OrderItem[]>;

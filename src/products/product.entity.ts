@@ -1,14 +1,8 @@
-import {
-  Column,
-  CreateDateColumn,
-  DeleteDateColumn,
-  Entity,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SoftDeletable } from '../database/timestamped.js';
 
 @Entity('products')
-export class Product {
+export class Product extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -33,13 +27,4 @@ export class Product {
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
-
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true, select: false })
-  deletedAt: Date | null;
 }

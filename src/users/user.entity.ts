@@ -1,17 +1,11 @@
-import {
-  Column,
-  CreateDateColumn,
-  DeleteDateColumn,
-  Entity,
-  PrimaryGeneratedColumn,
-  UpdateDateColumn,
-} from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { SoftDeletable } from '../database/timestamped.js';
 
 export const ROLES = ['user', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 @Entity('users')
-export class User {
+export class User extends SoftDeletable {
   @PrimaryGeneratedColumn()
   id: number;
 
@@ -42,13 +36,4 @@ export class User {
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
-
-  @CreateDateColumn({ name: 'created_at', type: 'datetime', precision: 3 })
-  createdAt: Date;
-
-  @UpdateDateColumn({ name: 'updated_at', type: 'datetime', precision: 3 })
-  updatedAt: Date;
-
-  @DeleteDateColumn({ name: 'deleted_at', type: 'datetime', precision: 3, nullable: true, select: false })
-  deletedAt: Date | null;
 }
