@@ -4,7 +4,12 @@ import { RegisterDto } from '../../auth/dto/register.dto.js';
 import { ROLES, type Role } from '../user.entity.js';
 
 /** PUT /users/{id}: the profile fields of registration, all optional; `role` and `is_active` only for admins. */
-export class UpdateUserDto extends PickType(RegisterDto, ['first_name', 'last_name', 'phone', 'address'] as const) {
+export class UpdateUserDto extends PickType(RegisterDto, [
+  'first_name',
+  'last_name',
+  'phone',
+  'address',
+] as const) {
   @ApiPropertyOptional({ enum: ROLES, description: 'Admins only' })
   @IsOptional()
   @IsIn(ROLES)
