@@ -322,6 +322,11 @@ describe('orders', () => {
       expect(bad.body.data.details).toContain(
         'status must be one of the following values: pending, paid, shipped, completed, cancelled',
       );
+      const search = await api()
+        .get('/api/v1/orders?search=x')
+        .auth(lister.token, { type: 'bearer' })
+        .expect(400);
+      expect(search.body.data.details).toBe('property search should not exist');
     });
 
     it("another user's order is 404; an admin may read any", async () => {

@@ -3,7 +3,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ToInteger } from './query-transforms.js';
 import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
-/** `page`, `page_size` and `search` shared by every list endpoint. */
+/** `page` and `page_size`, shared by every list endpoint. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
   @IsOptional()
@@ -19,7 +19,10 @@ export class PageQueryDto {
   @IsInt()
   @Min(1)
   page_size: number = 10;
+}
 
+/** A list with a free-text `search` besides the page. */
+export class SearchPageQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ maxLength: 100, description: 'Case-insensitive substring; % and _ match literally' })
   @IsOptional()
   @IsString()

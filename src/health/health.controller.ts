@@ -2,6 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
 
 @ApiTags('health')
@@ -16,6 +17,7 @@ export class HealthController {
     description: 'The service is up and its database answers',
     schema: { example: { code: 200, message: 'OK', data: { status: 'ok', database: 'up' } } },
   })
+  @ApiErrors(429)
   async check(): Promise<{ status: 'ok'; database: 'up' }> {
     try {
       await this.dataSource.query('SELECT 1');

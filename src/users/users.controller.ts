@@ -4,7 +4,7 @@ import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { IdParamDto } from '../common/id-param.dto.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
-import { PageQueryDto } from '../common/pagination.js';
+import { SearchPageQueryDto } from '../common/pagination.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
 import { UserResponseDto } from './dto/user-response.dto.js';
 import { UsersService } from './users.service.js';
@@ -23,7 +23,7 @@ export class UsersController {
   })
   @ApiEnvelope(UserResponseDto, { list: true, description: 'Users without phone and address' })
   @ApiErrors(400, 401, 403, 429)
-  list(@Query() query: PageQueryDto): Promise<Paginated<UserResponseDto>> {
+  list(@Query() query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
     return this.users.list(query);
   }
 

@@ -13,7 +13,7 @@ import type { AuthUser } from '../auth/auth-user.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import type { RegisterDto } from '../auth/dto/register.dto.js';
 import { Paginated } from '../common/envelope.js';
-import { containsPattern, LIKE_ESCAPE, PageQueryDto, pageWindow } from '../common/pagination.js';
+import { containsPattern, LIKE_ESCAPE, SearchPageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
@@ -104,7 +104,7 @@ export class UsersService implements OnApplicationBootstrap {
     return user === null ? null : { id: user.id, username: user.username, role: user.role };
   }
 
-  async list(query: PageQueryDto): Promise<Paginated<UserResponseDto>> {
+  async list(query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
     const qb = this.users.createQueryBuilder('u').orderBy('u.id', 'ASC').skip(skip).take(pageSize);
     if (query.search !== undefined && query.search !== '') {

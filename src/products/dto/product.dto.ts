@@ -14,7 +14,7 @@ import {
   ValidateBy,
   buildMessage,
 } from 'class-validator';
-import { PageQueryDto } from '../../common/pagination.js';
+import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
 
@@ -104,7 +104,7 @@ const ToMoney = () =>
     typeof value === 'string' && /^\d{1,7}(\.\d{1,2})?$/.test(value) ? Number(value) : value,
   );
 
-export class ProductListQueryDto extends PageQueryDto {
+export class ProductListQueryDto extends SearchPageQueryDto {
   @ApiPropertyOptional({ minimum: 1, example: 3 })
   @IsOptional()
   @ToInteger()
