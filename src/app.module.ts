@@ -11,6 +11,8 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { RedisConnection } from './redis/redis-connection.js';
+import { RedisModule } from './redis/redis.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
@@ -22,8 +24,9 @@ export class AppModule {
         ConfigModule.register(config),
         DatabaseModule,
         EventEmitterModule.forRoot(),
+        RedisModule,
         ThrottlerModule.forRootAsync({
-          inject: [APP_CONFIG, Reflector],
+          inject: [APP_CONFIG, Reflector, RedisConnection],
           useFactory: throttlerOptions,
         }),
         HealthModule,
