@@ -11,6 +11,7 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisModule } from './redis/redis.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -32,6 +33,7 @@ export class AppModule {
         HealthModule,
         AuthModule,
         UsersModule,
+        RealtimeModule,
       ],
       providers: [
         // Guards run in this order: rate limit, then authentication, then roles.

@@ -1,0 +1,93 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { RedisConnection } from '../redis/redis-connection.js';
+import { ConnectionRegistry } from './connection-registry.js';
+import type { ServerFrame } from './frames.js';
+
+/** What travels on the Redis channel: a serialised frame and who should get it (null: everyone). */
+interface FanoutEnvelope {
+  origin: string;
+  userId: number | null;
+  payload: string;
+}
+
+/**
+ * Delivers server frames to the right connections of every instance. The sending instance delivers to
+ * its own connections at once and publishes to Redis; the others deliver what they receive, and each
+ * instance ignores its own publications, so a frame reaches every connection exactly once. Without
+ * REDIS_URL, or while Redis is down, delivery is local only.
+ */
+@Injectable()
+export class RealtimeFanout implements OnModuleInit {
+  private readonly logger = new Logger('RealtimeFanout');
+  private readonly instanceId = randomUUID();
+  private readonly channel: string;
+  private publishFailing = false;
+
+  constructor(
+    private readonly registry: ConnectionRegistry,
+    private readonly redis: RedisConnection,
+  ) {
+    this.channel = `${redis.keyPrefix}realtime`;
+  }
+
+  /** Subscribes before the server accepts connections; with Redis down it subscribes once Redis is back. */
+  async onModuleInit(): Promise<void> {
+    if (this.redis.client === null) return;
+    const subscriber: Redis = this.redis.createSubscriber('subscriber');
+    subscriber.on('message', (_channel: string, message: string) => this.deliverPublished(message));
+    const connected = await this.redis.connect(subscriber);
+    const subscribed = subscriber.subscribe(this.channel).catch((error: Error) => {
+      this.logger.error({ msg: 'Redis subscription failed', channel: this.channel, error: error.message });
+    });
+    if (connected) await subscribed;
+  }
+
+  broadcast(frame: ServerFrame): void {
+    this.deliver(null, JSON.stringify(frame));
+  }
+
+  sendToUser(userId: number, frame: ServerFrame): void {
+    this.deliver(userId, JSON.stringify(frame));
+  }
+
+  private deliver(userId: number | null, payload: string): void {
+    this.deliverLocally(userId, payload);
+    const client = this.redis.client;
+    if (client === null) return;
+    const envelope: FanoutEnvelope = { origin: this.instanceId, userId, payload };
+    client.publish(this.channel, JSON.stringify(envelope)).then(
+      () => {
+        if (this.publishFailing) this.logger.log({ msg: 'Realtime fan-out through Redis resumed' });
+        this.publishFailing = false;
+      },
+      (error: Error) => {
+        if (!this.publishFailing) {
+          this.logger.warn({
+            msg: 'Redis unavailable: realtime frames reach this instance only',
+            error: error.message,
+          });
+        }
+        this.publishFailing = true;
+      },
+    );
+  }
+
+  private deliverPublished(message: string): void {
+    let envelope: FanoutEnvelope;
+    try {
+      envelope = JSON.parse(message) as FanoutEnvelope;
+    } catch {
+      this.logger.warn({ msg: 'Ignored a malformed message on the realtime channel' });
+      return;
+    }
+    if (envelope.origin === this.instanceId || typeof envelope.payload !== 'string') return;
+    this.deliverLocally(envelope.userId, envelope.payload);
+  }
+
+  private deliverLocally(userId: number | null, payload: string): void {
+    if (userId === null) this.registry.sendToAll(payload);
+    else this.registry.sendToUser(userId, payload);
+  }
+}
