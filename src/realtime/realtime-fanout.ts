@@ -32,16 +32,24 @@ export class RealtimeFanout implements OnModuleInit {
     this.channel = `${redis.keyPrefix}realtime`;
   }
 
-  /** Subscribes before the server accepts connections; with Redis down it subscribes once Redis is back. */
+  /** Subscribes before the server accepts connections; with Redis down, as soon as Redis is back. */
   async onModuleInit(): Promise<void> {
     if (this.redis.client === null) return;
-    const subscriber: Redis = this.redis.createSubscriber('subscriber');
+    const subscriber = this.redis.createSubscriber('subscriber');
+    let subscribed: Promise<void> = Promise.resolve();
     subscriber.on('message', (_channel: string, message: string) => this.deliverPublished(message));
-    const connected = await this.redis.connect(subscriber);
-    const subscribed = subscriber.subscribe(this.channel).catch((error: Error) => {
-      this.logger.error({ msg: 'Redis subscription failed', channel: this.channel, error: error.message });
-    });
-    if (connected) await subscribed;
+    subscriber.on('ready', () => (subscribed = this.subscribe(subscriber)));
+    if (await this.redis.connect(subscriber)) await subscribed;
+  }
+
+  private async subscribe(subscriber: Redis): Promise<void> {
+    try {
+      await subscriber.subscribe(this.channel);
+      this.logger.log({ msg: 'Realtime fan-out subscribed', channel: this.channel });
+    } catch (error) {
+      // The connection dropped meanwhile; the next 'ready' subscribes again.
+      this.logger.warn({ msg: 'Realtime fan-out subscription failed', error: (error as Error).message });
+    }
   }
 
   broadcast(frame: ServerFrame): void {

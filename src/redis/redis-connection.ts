@@ -33,11 +33,11 @@ export class RedisConnection implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * A connection in subscriber mode. Its SUBSCRIBE waits while Redis is down (offline queue, no retry
-   * limit) and ioredis subscribes again after every reconnection.
+   * A connection for subscriber mode. It does not subscribe again by itself after a reconnection: the
+   * caller subscribes on each 'ready' event, so it knows when its subscription is in place.
    */
   createSubscriber(name: string): Redis {
-    return this.open(name, { enableOfflineQueue: true, maxRetriesPerRequest: null });
+    return this.open(name, { enableOfflineQueue: false, autoResubscribe: false });
   }
 
   /** Connects at start-up; an unreachable Redis is logged and retried, it never stops the start. */
