@@ -83,15 +83,23 @@ export class RealtimeFanout implements OnModuleInit {
   }
 
   private deliverPublished(message: string): void {
-    let envelope: FanoutEnvelope;
+    let envelope: Partial<FanoutEnvelope> | null = null;
     try {
-      envelope = JSON.parse(message) as FanoutEnvelope;
+      envelope = JSON.parse(message) as Partial<FanoutEnvelope> | null;
     } catch {
+      // reported below
+    }
+    const userId = envelope?.userId;
+    if (
+      typeof envelope?.payload !== 'string' ||
+      typeof envelope.origin !== 'string' ||
+      (userId !== null && typeof userId !== 'number')
+    ) {
       this.logger.warn({ msg: 'Ignored a malformed message on the realtime channel' });
       return;
     }
-    if (envelope.origin === this.instanceId || typeof envelope.payload !== 'string') return;
-    this.deliverLocally(envelope.userId, envelope.payload);
+    if (envelope.origin === this.instanceId) return;
+    this.deliverLocally(userId, envelope.payload);
   }
 
   private deliverLocally(userId: number | null, payload: string): void {
