@@ -13,6 +13,9 @@ import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
+import { RealtimeModule } from './realtime/realtime.module.js';
+import { RedisConnection } from './redis/redis-connection.js';
+import { RedisModule } from './redis/redis.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
@@ -28,8 +31,9 @@ export class AppModule implements BeforeApplicationShutdown {
         ConfigModule.register(config),
         DatabaseModule,
         EventEmitterModule.forRoot(),
+        RedisModule,
         ThrottlerModule.forRootAsync({
-          inject: [APP_CONFIG, Reflector],
+          inject: [APP_CONFIG, Reflector, RedisConnection],
           useFactory: throttlerOptions,
         }),
         HealthModule,
@@ -37,6 +41,7 @@ export class AppModule implements BeforeApplicationShutdown {
         UsersModule,
         ProductsModule,
         OrdersModule,
+        RealtimeModule,
       ],
       providers: [
         // Guards run in this order: rate limit, then authentication, then roles.

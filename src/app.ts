@@ -1,6 +1,7 @@
 import { ConsoleLogger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
 import { AppModule } from './app.module.js';
@@ -51,6 +52,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     });
   }
   app.setGlobalPrefix(API_PREFIX);
+  // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
+  app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
   app.enableShutdownHooks();
   SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });
   return app;

@@ -4,6 +4,8 @@ import { ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions } from '@nes
 import type { ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
+import type { RedisConnection } from '../redis/redis-connection.js';
+import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 
 const AUTH_RATE_LIMIT = 'authRateLimit';
 
@@ -12,9 +14,14 @@ export const AuthRateLimit = () => SetMetadata(AUTH_RATE_LIMIT, true);
 
 /**
  * Two limits per client (its IP, as Express sees it with TRUST_PROXY): `default` counts every request
- * to the API, `auth` counts the requests to the routes marked with @AuthRateLimit().
+ * to the API, `auth` counts the requests to the routes marked with @AuthRateLimit(). With REDIS_URL the
+ * counters live in Redis, shared by every instance; otherwise in this process's memory.
  */
-export function throttlerOptions(config: AppConfig, reflector: Reflector): ThrottlerModuleOptions {
+export function throttlerOptions(
+  config: AppConfig,
+  reflector: Reflector,
+  redis: RedisConnection,
+): ThrottlerModuleOptions {
   const isAuthRoute = (context: ExecutionContext) =>
     reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMIT, [context.getHandler(), context.getClass()]) ===
     true;
@@ -29,6 +36,7 @@ export function throttlerOptions(config: AppConfig, reflector: Reflector): Throt
       },
     ],
     generateKey: (_context, tracker, throttlerName) => `throttle:${throttlerName}:${tracker}`,
+    storage: redis.client === null ? undefined : new RedisThrottlerStorage(redis.client, redis.keyPrefix),
   };
 }
 

@@ -31,6 +31,8 @@ describe('loadConfig', () => {
       'application/pdf',
     ]);
     expect(config.redisUrl).toBeNull();
+    expect(config.redisKeyPrefix).toBe('commerce:');
+    expect(config.ws).toEqual({ messagesPerSecond: 10, heartbeatMs: 30000 });
     expect(config.admin).toBeNull();
     expect(config.migrationsRun).toBe(true);
     expect(config.paymentMethods).toEqual([
@@ -115,5 +117,24 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
     expect(problemsOf({ REDIS_URL: 'localhost:6379' })).toContain('REDIS_URL must be redis://');
+  });
+
+  it('reads the WebSocket limits and the Redis key prefix, refusing out-of-range values', () => {
+    const config = loadConfig({
+      WS_MESSAGES_PER_SECOND: '3',
+      WS_HEARTBEAT_MS: '5000',
+      REDIS_KEY_PREFIX: 'shop-eu:',
+    });
+    expect(config.ws).toEqual({ messagesPerSecond: 3, heartbeatMs: 5000 });
+    expect(config.redisKeyPrefix).toBe('shop-eu:');
+    expect(problemsOf({ WS_MESSAGES_PER_SECOND: '0' })).toContain(
+      'WS_MESSAGES_PER_SECOND must be an integer from 1 to 10000 (got "0")',
+    );
+    expect(problemsOf({ WS_HEARTBEAT_MS: 'often' })).toContain(
+      'WS_HEARTBEAT_MS must be an integer from 10 to 3600000 (got "often")',
+    );
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
+      'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
+    );
   });
 });

@@ -20,6 +20,9 @@ export interface AppConfig {
   paymentMethods: string[];
   upload: { dir: string; maxBytes: number; allowedTypes: string[] };
   redisUrl: string | null;
+  /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
+  redisKeyPrefix: string;
+  ws: { messagesPerSecond: number; heartbeatMs: number };
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
@@ -204,6 +207,11 @@ export function loadConfig(env: Env): AppConfig {
       ]),
     },
     redisUrl: read.raw('REDIS_URL') ?? null,
+    redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'commerce:'),
+    ws: {
+      messagesPerSecond: read.int('WS_MESSAGES_PER_SECOND', 10, 1, 10_000),
+      heartbeatMs: read.int('WS_HEARTBEAT_MS', 30_000, 10, 3_600_000),
+    },
     corsOrigins: corsList.length === 0 ? null : corsList.includes('*') ? '*' : corsList,
     trustProxy: parseTrustProxy(read.raw('TRUST_PROXY')),
     logLevel: read.oneOf('LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'log', [
@@ -226,6 +234,11 @@ export function loadConfig(env: Env): AppConfig {
   const redisUrl = config.redisUrl;
   if (redisUrl !== null && !/^rediss?:\/\/[^/]+/.test(redisUrl)) {
     read.problems.push(`REDIS_URL must be redis://host:port or rediss://host:port (got "${redisUrl}")`);
+  }
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(config.redisKeyPrefix)) {
+    read.problems.push(
+      `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "${config.redisKeyPrefix}")`,
+    );
   }
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);

@@ -13,6 +13,8 @@ export interface TestApp {
   config: AppConfig;
   /** The running server's base URL, e.g. http://127.0.0.1:40123 */
   url: string;
+  /** DATABASE_URL of its database, to boot another instance on it. */
+  databaseUrl: string;
   dataSource: DataSource;
   close(): Promise<void>;
 }
@@ -49,9 +51,15 @@ async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void
   };
 }
 
-/** Boots the real application on a fresh database and an ephemeral port. */
+/**
+ * Boots the real application on a fresh database and an ephemeral port. Given a DATABASE_URL, it boots
+ * on that database instead (a second instance of the same service) and leaves it in place on close.
+ */
 export async function startTestApp(env: Env = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database =
+    env.DATABASE_URL === undefined
+      ? await createTestDatabase()
+      : { url: env.DATABASE_URL, drop: async () => undefined };
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'error',
@@ -69,6 +77,7 @@ export async function startTestApp(env: Env = {}): Promise<TestApp> {
     app,
     config,
     url: `http://127.0.0.1:${address.port}`,
+    databaseUrl: database.url,
     dataSource: app.get(DataSource),
     async close() {
       await app.close();

@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { WebSocket } from 'ws';
+import type { AuthUser } from '../auth/auth-user.js';
+
+/** What the gateway keeps about one authenticated connection. */
+export interface Session {
+  user: AuthUser;
+  /** Cleared at each heartbeat, set again by the client's pong (or any frame). */
+  isAlive: boolean;
+  windowStartedAt: number;
+  framesInWindow: number;
+}
+
+/** The authenticated connections of this instance, indexed by user for targeted events. */
+@Injectable()
+export class ConnectionRegistry {
+  private readonly sessions = new Map<WebSocket, Session>();
+  private readonly byUser = new Map<number, Set<WebSocket>>();
+
+  add(socket: WebSocket, user: AuthUser): Session {
+    const session: Session = { user, isAlive: true, windowStartedAt: 0, framesInWindow: 0 };
+    this.sessions.set(socket, session);
+    let sockets = this.byUser.get(user.id);
+    if (sockets === undefined) {
+      sockets = new Set();
+      this.byUser.set(user.id, sockets);
+    }
+    sockets.add(socket);
+    return session;
+  }
+
+  /** Forgets a connection; returns its session if it was authenticated. */
+  remove(socket: WebSocket): Session | undefined {
+    const session = this.sessions.get(socket);
+    if (session === undefined) return undefined;
+    this.sessions.delete(socket);
+    const sockets = this.byUser.get(session.user.id);
+    sockets?.delete(socket);
+    if (sockets?.size === 0) this.byUser.delete(session.user.id);
+    return session;
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  connectionsOf(userId: number): number {
+    return this.byUser.get(userId)?.size ?? 0;
+  }
+
+  entries(): IterableIterator<[WebSocket, Session]> {
+    return this.sessions.entries();
+  }
+
+  /** Sends an already serialised frame to every connection of this instance. */
+  sendToAll(payload: string): void {
+    for (const socket of this.sessions.keys()) send(socket, payload);
+  }
+
+  /** Sends an already serialised frame to the given user's connections on this instance. */
+  sendToUser(userId: number, payload: string): void {
+    for (const socket of this.byUser.get(userId) ?? []) send(socket, payload);
+  }
+}
+
+function send(socket: WebSocket, payload: string): void {
+  if (socket.readyState === WebSocket.OPEN) socket.send(payload);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import { MAX_FRAME_BYTES, parseClientFrame } from './frames.js';
+
+const parse = (value: unknown) =>
+  parseClientFrame(Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), false);
+
+describe('parseClientFrame', () => {
+  it('reads ping and message frames', () => {
+    expect(parse({ type: 'ping' })).toEqual({ frame: { type: 'ping' } });
+    expect(parse({ type: 'message', data: { content: 'hello' } })).toEqual({
+      frame: { type: 'message', content: 'hello' },
+    });
+  });
+
+  it('counts content in characters: 2000 emoji pass, 2001 characters do not, empty does not', () => {
+    expect(parse({ type: 'message', data: { content: '😀'.repeat(2000) } })).toEqual({
+      frame: { type: 'message', content: '😀'.repeat(2000) },
+    });
+    const tooLong = { error: { code: 400, details: 'data.content must be 1 to 2000 characters long' } };
+    expect(parse({ type: 'message', data: { content: 'a'.repeat(2001) } })).toEqual(tooLong);
+    expect(parse({ type: 'message', data: { content: '' } })).toEqual(tooLong);
+  });
+
+  it('names the rule a bad frame breaks', () => {
+    const details = (value: unknown) => {
+      const result = parse(value);
+      return 'error' in result ? result.error.details : null;
+    };
+    expect(details('{"type":')).toBe('Frame is not valid JSON');
+    expect(details('[1,2]')).toBe('Frame must be a JSON object with a string "type"');
+    expect(details({ type: 7 })).toBe('Frame must be a JSON object with a string "type"');
+    expect(details({ type: 'shout' })).toBe('Unknown type: expected "message" or "ping"');
+    expect(details({ type: 'ping', extra: true })).toBe(
+      'Unknown field "extra": a frame has only type and data',
+    );
+    expect(details({ type: 'message' })).toBe('data must be an object with content');
+    expect(details({ type: 'message', data: { content: 5 } })).toBe('data.content must be a string');
+    expect(details({ type: 'message', data: { content: 'hi', user: { id: 1 } } })).toBe(
+      'data.user is not allowed',
+    );
+  });
+
+  it('refuses binary frames and frames over 64 KiB before parsing them', () => {
+    expect(parseClientFrame(Buffer.from('{"type":"ping"}'), true)).toEqual({
+      error: { code: 400, details: 'Frames must be JSON text, not binary' },
+    });
+    const big = Buffer.alloc(MAX_FRAME_BYTES + 1, ' ');
+    expect(parseClientFrame(big, false)).toEqual({
+      error: { code: 400, details: 'Frame is larger than 65536 bytes' },
+    });
+    const exact = Buffer.from(JSON.stringify({ type: 'ping' }).padEnd(MAX_FRAME_BYTES, ' '));
+    expect(parseClientFrame(exact, false)).toEqual({ frame: { type: 'ping' } });
+  });
+});

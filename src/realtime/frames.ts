@@ -1,0 +1,80 @@
+import type { OrderEventPayload } from '../orders/order-events.js';
+
+/** Largest frame a client may send; bigger ones (up to the hard cap) get an error frame. */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** Above this the ws library itself closes the connection with 1009, without reading the frame. */
+export const HARD_MAX_FRAME_BYTES = 1024 * 1024;
+export const MAX_CONTENT_CHARS = 2000;
+
+/** Close codes besides the standard ones (1001 going away, 1009 too big, 1011 server error). */
+export const CLOSE_UNAUTHORIZED = 4401;
+
+export type ClientFrame = { type: 'ping' } | { type: 'message'; content: string };
+
+export interface FrameError {
+  code: 400 | 401 | 429 | 500;
+  details: string;
+}
+
+export type ServerFrame =
+  | {
+      type: 'message';
+      data: { content: string; timestamp: string; user: { id: number; username: string } };
+    }
+  | { type: 'pong'; data: { timestamp: string } }
+  | { type: 'error'; data: FrameError }
+  | { type: 'order.created' | 'order.updated'; data: OrderEventPayload['order'] };
+
+const FRAME_KEYS = new Set(['type', 'data']);
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const bad = (details: string): { error: FrameError } => ({ error: { code: 400, details } });
+
+/**
+ * Reads one client frame: a JSON text object `{type, data?}` of at most 64 KiB. Unknown fields are
+ * refused, as in HTTP bodies. `content` is counted in characters (code points), not UTF-16 units.
+ */
+export function parseClientFrame(
+  raw: Buffer,
+  isBinary: boolean,
+): { frame: ClientFrame } | { error: FrameError } {
+  if (isBinary) return bad('Frames must be JSON text, not binary');
+  if (raw.byteLength > MAX_FRAME_BYTES) return bad(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return bad('Frame is not valid JSON');
+  }
+  if (!isObject(parsed) || typeof parsed.type !== 'string') {
+    return bad('Frame must be a JSON object with a string "type"');
+  }
+  const unknownKey = Object.keys(parsed).find((key) => !FRAME_KEYS.has(key));
+  if (unknownKey !== undefined) return bad(`Unknown field "${unknownKey}": a frame has only type and data`);
+
+  switch (parsed.type) {
+    case 'ping':
+      return { frame: { type: 'ping' } };
+    case 'message': {
+      const data = parsed.data;
+      if (!isObject(data)) return bad('data must be an object with content');
+      const extra = Object.keys(data).find((key) => key !== 'content');
+      if (extra !== undefined) return bad(`data.${extra} is not allowed`);
+      if (typeof data.content !== 'string') return bad('data.content must be a string');
+      const chars = Array.from(data.content).length;
+      if (chars < 1 || chars > MAX_CONTENT_CHARS) {
+        return bad(`data.content must be 1 to ${MAX_CONTENT_CHARS} characters long`);
+      }
+      return { frame: { type: 'message', content: data.content } };
+    }
+    default:
+      return bad('Unknown type: expected "message" or "ping"');
+  }
+}
+
+export const errorFrame = (code: FrameError['code'], details: string): ServerFrame => ({
+  type: 'error',
+  data: { code, details },
+});

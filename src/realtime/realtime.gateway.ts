@@ -1,0 +1,184 @@
+import { BeforeApplicationShutdown, Inject, Logger, UnauthorizedException } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import {
+  OnGatewayConnection,
+  OnGatewayDisconnect,
+  OnGatewayInit,
+  WebSocketGateway,
+  WebSocketServer,
+} from '@nestjs/websockets';
+import type { IncomingMessage } from 'node:http';
+import { WebSocket, type RawData, type WebSocketServer as WsServer } from 'ws';
+import { AuthService } from '../auth/auth.service.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
+import { ConnectionRegistry, type Session } from './connection-registry.js';
+import {
+  CLOSE_UNAUTHORIZED,
+  errorFrame,
+  HARD_MAX_FRAME_BYTES,
+  parseClientFrame,
+  type ServerFrame,
+} from './frames.js';
+import { RealtimeFanout } from './realtime-fanout.js';
+
+/** The global prefix does not apply to gateways, so the path is spelled out. */
+export const WS_PATH = '/api/v1/ws';
+const CLOSE_GOING_AWAY = 1001;
+const CLOSE_SERVER_ERROR = 1011;
+/** How long shutdown waits for clients to answer the close frame before the sockets are cut. */
+const SHUTDOWN_GRACE_MS = 2000;
+
+const toBuffer = (data: RawData): Buffer =>
+  Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+
+/**
+ * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages to everyone and
+ * order events to their owner. Frames are read here rather than through @SubscribeMessage so that
+ * every bad frame gets the protocol's error frame and the connection stays open.
+ */
+@WebSocketGateway({ path: WS_PATH, maxPayload: HARD_MAX_FRAME_BYTES })
+export class RealtimeGateway
+  implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, BeforeApplicationShutdown
+{
+  @WebSocketServer() private readonly server: WsServer;
+  private readonly logger = new Logger('Realtime');
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly auth: AuthService,
+    private readonly registry: ConnectionRegistry,
+    private readonly fanout: RealtimeFanout,
+  ) {}
+
+  afterInit(): void {
+    this.heartbeat = setInterval(() => this.checkHeartbeats(), this.config.ws.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  handleConnection(socket: WebSocket, request: IncomingMessage): void {
+    // Socket errors are the client's protocol violations (frame over the hard cap, invalid UTF-8), after
+    // which ws closes the connection; the adapter would log each with a stack trace at error level.
+    socket.removeAllListeners('error');
+    socket.on('error', (error: Error & { code?: string }) =>
+      this.logger.warn({ msg: 'WebSocket protocol error', code: error.code, error: error.message }),
+    );
+    // Frames wait in the socket until the token is checked.
+    socket.pause();
+    void this.authenticate(socket, request);
+  }
+
+  handleDisconnect(socket: WebSocket): void {
+    const session = this.registry.remove(socket);
+    if (session !== undefined) {
+      this.logger.log({ msg: 'WebSocket closed', userId: session.user.id, connections: this.registry.size });
+    }
+  }
+
+  @OnEvent(ORDER_CREATED)
+  onOrderCreated(event: OrderEventPayload): void {
+    this.fanout.sendToUser(event.userId, { type: ORDER_CREATED, data: event.order });
+  }
+
+  @OnEvent(ORDER_UPDATED)
+  onOrderUpdated(event: OrderEventPayload): void {
+    this.fanout.sendToUser(event.userId, { type: ORDER_UPDATED, data: event.order });
+  }
+
+  /** Closes every client with 1001 and waits (briefly) for them to answer before the server stops. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearInterval(this.heartbeat);
+    const open = [...this.server.clients].filter((socket) => socket.readyState !== WebSocket.CLOSED);
+    if (open.length === 0) return;
+    const closed = Promise.all(open.map((socket) => new Promise((resolve) => socket.once('close', resolve))));
+    for (const socket of open) {
+      socket.resume();
+      socket.close(CLOSE_GOING_AWAY, 'Server shutting down');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_GRACE_MS)))]);
+    clearTimeout(timer);
+  }
+
+  private async authenticate(socket: WebSocket, request: IncomingMessage): Promise<void> {
+    const token = new URL(request.url ?? '/', 'http://localhost').searchParams.get('token');
+    try {
+      if (!token) throw new UnauthorizedException('Missing token query parameter');
+      const user = await this.auth.authenticate(token);
+      if (socket.readyState !== WebSocket.OPEN) return;
+      const session = this.registry.add(socket, user);
+      socket.on('message', (data, isBinary) => this.onFrame(socket, session, data, isBinary));
+      socket.on('pong', () => (session.isAlive = true));
+      this.logger.log({ msg: 'WebSocket connected', userId: user.id, connections: this.registry.size });
+    } catch (error) {
+      this.refuse(socket, error);
+    } finally {
+      socket.resume();
+    }
+  }
+
+  private refuse(socket: WebSocket, error: unknown): void {
+    if (error instanceof UnauthorizedException) {
+      this.logger.log({ msg: 'WebSocket refused', reason: error.message });
+      this.send(socket, errorFrame(401, error.message));
+      socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
+    } else {
+      this.logger.error({
+        msg: 'WebSocket authentication failed',
+        error: error instanceof Error ? error.stack : String(error),
+      });
+      this.send(socket, errorFrame(500, 'Internal server error'));
+      socket.close(CLOSE_SERVER_ERROR, 'Internal server error');
+    }
+  }
+
+  private onFrame(socket: WebSocket, session: Session, data: RawData, isBinary: boolean): void {
+    session.isAlive = true;
+    const limit = this.config.ws.messagesPerSecond;
+    const now = Date.now();
+    if (now - session.windowStartedAt >= 1000) {
+      session.windowStartedAt = now;
+      session.framesInWindow = 0;
+    }
+    session.framesInWindow += 1;
+    if (session.framesInWindow > limit) {
+      this.send(socket, errorFrame(429, `Too many frames: at most ${limit} per second`));
+      return;
+    }
+
+    const result = parseClientFrame(toBuffer(data), isBinary);
+    if ('error' in result) {
+      this.send(socket, { type: 'error', data: result.error });
+      return;
+    }
+    const timestamp = new Date().toISOString();
+    if (result.frame.type === 'ping') {
+      this.send(socket, { type: 'pong', data: { timestamp } });
+      return;
+    }
+    const { id, username } = session.user;
+    this.fanout.broadcast({
+      type: 'message',
+      data: { content: result.frame.content, timestamp, user: { id, username } },
+    });
+  }
+
+  /** Terminates connections that did not answer the previous ping, then pings the others. */
+  private checkHeartbeats(): void {
+    for (const [socket, session] of this.registry.entries()) {
+      if (!session.isAlive) {
+        this.logger.log({ msg: 'WebSocket unresponsive, terminated', userId: session.user.id });
+        socket.terminate();
+        continue;
+      }
+      session.isAlive = false;
+      socket.ping();
+    }
+  }
+
+  private send(socket: WebSocket, frame: ServerFrame): void {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+  }
+}

@@ -1,0 +1,307 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { ConsoleLogger } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { once } from 'node:events';
+import request from 'supertest';
+import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
+import { ConnectionRegistry } from '../src/realtime/connection-registry.js';
+import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from './support/accounts.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+import { TestSocket } from './support/ws-client.js';
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function orderEvent(userId: number, id: number, status = 'pending'): OrderEventPayload {
+  return {
+    userId,
+    order: {
+      id,
+      order_number: `ORD-20261122-TEST${id}`,
+      total_amount: 59.97,
+      status,
+      shipping_address: '1 Main St',
+      payment_method: 'card',
+      payment_status: 'unpaid',
+      created_at: '2026-11-22T10:00:00.000Z',
+      updated_at: '2026-11-22T10:00:00.000Z',
+    },
+  };
+}
+
+describe('realtime: /api/v1/ws', () => {
+  let t: TestApp;
+  let alice: Account;
+  let bob: Account;
+  const sockets: TestSocket[] = [];
+
+  const open = async (token?: string) => {
+    const socket = await TestSocket.open(t, token);
+    sockets.push(socket);
+    return socket;
+  };
+  const connect = async (account: Account) => {
+    const socket = await TestSocket.authenticated(t, account.token);
+    sockets.push(socket);
+    return socket;
+  };
+  const registry = () => t.app.get(ConnectionRegistry);
+
+  beforeAll(async () => {
+    t = await startTestApp({ ...ADMIN_ENV, WS_MESSAGES_PER_SECOND: '100' });
+    alice = await createAccount(t);
+    bob = await createAccount(t);
+  });
+
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('authentication', () => {
+    it('refuses a connection without a token: an error frame 401, then close code 4401', async () => {
+      const socket = await open();
+      expect(await socket.next()).toEqual({
+        type: 'error',
+        data: { code: 401, details: 'Missing token query parameter' },
+      });
+      expect(await socket.closed).toEqual({ code: 4401, reason: 'Unauthorized' });
+    });
+
+    it('refuses wrongly signed, expired, unsigned and non-HS256 tokens like the HTTP guard does', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const claims = { sub: String(alice.id), username: alice.username, role: 'user', iat: now };
+      const secret = t.config.jwt.secret;
+      const tokens = [
+        'not-a-jwt',
+        forgeToken({ ...claims, exp: now + 600 }, 'another-secret-another-secret-0123456'),
+        forgeToken({ ...claims, iat: now - 7200, exp: now - 3600 }, secret),
+        forgeToken({ ...claims, exp: now + 600 }, secret, 'none'),
+        forgeToken({ ...claims, exp: now + 600 }, secret, 'HS512'),
+      ];
+      for (const token of tokens) {
+        const socket = await open(token);
+        expect(await socket.next()).toEqual({
+          type: 'error',
+          data: { code: 401, details: 'Invalid or expired token' },
+        });
+        expect((await socket.closed).code).toBe(4401);
+      }
+      expect(registry().connectionsOf(alice.id)).toBe(0);
+    });
+
+    it('refuses the still unexpired token of a deactivated or deleted user', async () => {
+      const admin = await loginAdmin(t);
+      const deactivated = await createAccount(t);
+      const deleted = await createAccount(t);
+      await request(t.url)
+        .put(`/api/v1/users/${deactivated.id}`)
+        .set('Authorization', `Bearer ${admin.token}`)
+        .send({ is_active: false })
+        .expect(200);
+      await request(t.url)
+        .delete(`/api/v1/users/${deleted.id}`)
+        .set('Authorization', `Bearer ${admin.token}`)
+        .expect(200);
+      for (const account of [deactivated, deleted]) {
+        const socket = await open(account.token);
+        expect(await socket.next()).toEqual({
+          type: 'error',
+          data: { code: 401, details: 'Token is no longer valid' },
+        });
+        expect((await socket.closed).code).toBe(4401);
+      }
+    });
+
+    it('accepts a valid token in the query string and tracks the connections per user', async () => {
+      const first = await connect(alice);
+      await connect(alice);
+      expect(registry().connectionsOf(alice.id)).toBe(2);
+      const serverSides = [...registry().entries()]
+        .filter(([, session]) => session.user.id === alice.id)
+        .map(([socket]) => socket);
+      const serverSideClosed = Promise.race(serverSides.map((socket) => once(socket, 'close')));
+      await first.close();
+      await serverSideClosed;
+      expect(registry().connectionsOf(alice.id)).toBe(1);
+    });
+
+    it('never writes the token to the log', async () => {
+      const calls: unknown[][] = [];
+      const spies = (['log', 'warn', 'error', 'debug', 'verbose'] as const).map((level) =>
+        jest.spyOn(ConsoleLogger.prototype, level).mockImplementation((...args: unknown[]) => {
+          calls.push(args);
+        }),
+      );
+      try {
+        const refused = await open('bogus.token.value');
+        await refused.closed;
+        await connect(alice);
+      } finally {
+        spies.forEach((spy) => spy.mockRestore());
+      }
+      const logged = JSON.stringify(calls);
+      expect(logged).toContain('WebSocket refused');
+      expect(logged).toContain('WebSocket connected');
+      expect(logged).not.toContain('bogus.token.value');
+      expect(logged).not.toContain(alice.token);
+      expect(logged).not.toContain('token=');
+    });
+  });
+
+  describe('protocol', () => {
+    it("broadcasts a message to every connection, sender included, with a timestamp and the sender's id and username", async () => {
+      const aliceSocket = await connect(alice);
+      const bobSocket = await connect(bob);
+      aliceSocket.send({ type: 'message', data: { content: 'Hello, Bob 👋' } });
+      const toBob = await bobSocket.next();
+      expect(toBob).toEqual({
+        type: 'message',
+        data: {
+          content: 'Hello, Bob 👋',
+          timestamp: expect.stringMatching(ISO_UTC),
+          user: { id: alice.id, username: alice.username },
+        },
+      });
+      expect(await aliceSocket.next()).toEqual(toBob);
+      expect(Math.abs(Date.parse(toBob.data.timestamp as string) - Date.now())).toBeLessThan(60_000);
+    });
+
+    it('answers ping with pong and an ISO 8601 UTC timestamp', async () => {
+      const socket = await connect(alice);
+      socket.send({ type: 'ping' });
+      expect(await socket.next()).toEqual({
+        type: 'pong',
+        data: { timestamp: expect.stringMatching(ISO_UTC) },
+      });
+    });
+
+    it('answers each bad frame with an error frame 400 naming the rule, and the connection stays open', async () => {
+      const socket = await connect(alice);
+      const cases: [string | Buffer | object, string][] = [
+        ['hello', 'Frame is not valid JSON'],
+        ['{"type":"message",', 'Frame is not valid JSON'],
+        [{ type: 'shout', data: { content: 'x' } }, 'Unknown type: expected "message" or "ping"'],
+        [{ content: 'no type' }, 'Frame must be a JSON object with a string "type"'],
+        [{ type: 'message', data: { content: '' } }, 'data.content must be 1 to 2000 characters long'],
+        [
+          { type: 'message', data: { content: 'x'.repeat(2001) } },
+          'data.content must be 1 to 2000 characters long',
+        ],
+        [{ type: 'message', data: { content: 42 } }, 'data.content must be a string'],
+        [{ type: 'message' }, 'data must be an object with content'],
+        [Buffer.from([1, 2, 3]), 'Frames must be JSON text, not binary'],
+      ];
+      for (const [frame, details] of cases) {
+        socket.send(frame);
+        expect(await socket.next()).toEqual({ type: 'error', data: { code: 400, details } });
+      }
+      socket.send({ type: 'ping' });
+      expect((await socket.next()).type).toBe('pong');
+      expect(socket.isOpen).toBe(true);
+    });
+
+    it('refuses a frame over 64 KiB with an error frame and keeps the connection open', async () => {
+      const socket = await connect(alice);
+      const listener = await connect(bob);
+      socket.send({ type: 'message', data: { content: 'x'.repeat(64 * 1024) } });
+      expect(await socket.next()).toEqual({
+        type: 'error',
+        data: { code: 400, details: 'Frame is larger than 65536 bytes' },
+      });
+      socket.send({ type: 'message', data: { content: 'after the big one' } });
+      expect((await socket.next()).data.content).toBe('after the big one');
+      // The refused frame was not broadcast: the listener's first frame is the later message.
+      expect((await listener.next()).data.content).toBe('after the big one');
+    });
+
+    it('closes with 1009 a frame over the 1 MiB hard cap, which is never read', async () => {
+      const socket = await connect(alice);
+      socket.send(Buffer.alloc(1024 * 1024 + 1, 'x').toString());
+      expect((await socket.closed).code).toBe(1009);
+    });
+  });
+
+  describe('order events', () => {
+    it("pushes order.created and order.updated to every connection of the owner and to no one else's", async () => {
+      const aliceFirst = await connect(alice);
+      const aliceSecond = await connect(alice);
+      const bobSocket = await connect(bob);
+      const events = t.app.get(EventEmitter2);
+
+      events.emit(ORDER_CREATED, orderEvent(alice.id, 501));
+      events.emit(ORDER_UPDATED, orderEvent(alice.id, 501, 'cancelled'));
+      events.emit(ORDER_CREATED, orderEvent(bob.id + 1000, 502));
+      for (const socket of [aliceFirst, aliceSecond]) {
+        expect(await socket.next()).toEqual({ type: 'order.created', data: orderEvent(alice.id, 501).order });
+        expect(await socket.next()).toEqual({
+          type: 'order.updated',
+          data: orderEvent(alice.id, 501, 'cancelled').order,
+        });
+      }
+
+      // Bob's next frame is a later broadcast: no order event was queued before it.
+      aliceFirst.send({ type: 'message', data: { content: 'marker' } });
+      expect(await bobSocket.next()).toMatchObject({ type: 'message', data: { content: 'marker' } });
+      expect((await aliceFirst.next()).data.content).toBe('marker');
+      expect((await aliceSecond.next()).data.content).toBe('marker');
+    });
+  });
+});
+
+describe('realtime: frame rate limit and heartbeat', () => {
+  let t: TestApp;
+  let alice: Account;
+  let bob: Account;
+
+  beforeAll(async () => {
+    t = await startTestApp({ WS_MESSAGES_PER_SECOND: '3', WS_HEARTBEAT_MS: '50' });
+    alice = await createAccount(t);
+    bob = await createAccount(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers frames past WS_MESSAGES_PER_SECOND with an error frame 429 and keeps the connection open', async () => {
+    const socket = await TestSocket.open(t, alice.token);
+    for (let i = 0; i < 5; i += 1) socket.send({ type: 'ping' });
+    const frames = [];
+    for (let i = 0; i < 5; i += 1) frames.push(await socket.next());
+    expect(frames.map((frame) => frame.type)).toEqual(['pong', 'pong', 'pong', 'error', 'error']);
+    expect(frames[3].data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
+
+    const other = await TestSocket.authenticated(t, bob.token);
+    other.send({ type: 'message', data: { content: 'still there?' } });
+    expect(await socket.next()).toMatchObject({ type: 'message', data: { content: 'still there?' } });
+    expect(socket.isOpen).toBe(true);
+    await Promise.all([socket.close(), other.close()]);
+  });
+
+  it('terminates a connection that stops answering heartbeat pings and keeps the ones that answer', async () => {
+    const silent = await TestSocket.open(t, alice.token, { autoPong: false });
+    const lively = await TestSocket.authenticated(t, bob.token);
+    // No pong: the next heartbeat finds the connection still marked dead and cuts it (no close frame).
+    expect((await silent.closed).code).toBe(1006);
+    await lively.pinged(4);
+    expect(lively.isOpen).toBe(true);
+    expect(t.app.get(ConnectionRegistry).connectionsOf(alice.id)).toBe(0);
+    expect(t.app.get(ConnectionRegistry).connectionsOf(bob.id)).toBe(1);
+    await lively.close();
+  });
+});
+
+describe('realtime: shutdown', () => {
+  it('closes every connection with 1001 when the application shuts down', async () => {
+    const t = await startTestApp();
+    const account = await createAccount(t);
+    const first = await TestSocket.authenticated(t, account.token);
+    const second = await TestSocket.authenticated(t, account.token);
+    await t.close();
+    expect(await first.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+    expect(await second.closed).toEqual({ code: 1001, reason: 'Server shutting down' });
+  });
+});
