@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { DETECTABLE_TYPES } from '../upload/file-type.js';
 
 export type LogLevelName = 'silent' | 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
@@ -187,13 +188,15 @@ export function loadConfig(env: Env): AppConfig {
     upload: {
       dir: resolve(read.string('UPLOAD_DIR', './uploads')),
       maxBytes: read.int('UPLOAD_MAX_BYTES', 5_242_880, 1),
-      allowedTypes: read.list('UPLOAD_ALLOWED_TYPES', [
-        'image/jpeg',
-        'image/png',
-        'image/gif',
-        'image/webp',
-        'application/pdf',
-      ]),
+      allowedTypes: read
+        .list('UPLOAD_ALLOWED_TYPES', [
+          'image/jpeg',
+          'image/png',
+          'image/gif',
+          'image/webp',
+          'application/pdf',
+        ])
+        .map((type) => type.toLowerCase()),
     },
     redisUrl: read.raw('REDIS_URL') ?? null,
     corsOrigins: corsList.length === 0 ? null : corsList.includes('*') ? '*' : corsList,
@@ -212,6 +215,15 @@ export function loadConfig(env: Env): AppConfig {
   const redisUrl = config.redisUrl;
   if (redisUrl !== null && !/^rediss?:\/\/[^/]+/.test(redisUrl)) {
     read.problems.push(`REDIS_URL must be redis://host:port or rediss://host:port (got "${redisUrl}")`);
+  }
+
+  // The type of an upload is detected from its bytes, so only detectable types can ever be accepted.
+  const undetectable = config.upload.allowedTypes.filter((type) => !DETECTABLE_TYPES.includes(type));
+  if (undetectable.length > 0 || config.upload.allowedTypes.length === 0) {
+    read.problems.push(
+      `UPLOAD_ALLOWED_TYPES must list one or more of ${DETECTABLE_TYPES.join(', ')} ` +
+        `(got "${read.raw('UPLOAD_ALLOWED_TYPES')}")`,
+    );
   }
 
   if (read.problems.length > 0) throw new ConfigError(read.problems);
