@@ -12,6 +12,7 @@ import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { UsersModule } from './users/users.module.js';
+import { UploadModule } from './upload/upload.module.js';
 
 @Module({})
 export class AppModule {
@@ -28,6 +29,7 @@ export class AppModule {
         }),
         HealthModule,
         AuthModule,
+        UploadModule,
         UsersModule,
       ],
       providers: [
