@@ -17,6 +17,7 @@ import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisModule } from './redis/redis.module.js';
 import { UsersModule } from './users/users.module.js';
+import { UploadModule } from './upload/upload.module.js';
 
 @Module({})
 export class AppModule implements BeforeApplicationShutdown {
@@ -38,6 +39,7 @@ export class AppModule implements BeforeApplicationShutdown {
         }),
         HealthModule,
         AuthModule,
+        UploadModule,
         UsersModule,
         ProductsModule,
         OrdersModule,

@@ -137,4 +137,18 @@ describe('loadConfig', () => {
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
     );
   });
+
+  it('accepts in UPLOAD_ALLOWED_TYPES only types that can be detected from file content', () => {
+    expect(loadConfig({ UPLOAD_ALLOWED_TYPES: 'Image/PNG, application/pdf' }).upload.allowedTypes).toEqual([
+      'image/png',
+      'application/pdf',
+    ]);
+    expect(problemsOf({ UPLOAD_ALLOWED_TYPES: 'image/png,image/svg+xml' })).toBe(
+      'Invalid configuration: UPLOAD_ALLOWED_TYPES must list one or more of image/jpeg, image/png, ' +
+        'image/gif, image/webp, application/pdf (got "image/png,image/svg+xml")',
+    );
+    expect(problemsOf({ UPLOAD_ALLOWED_TYPES: 'text/html' })).toContain('UPLOAD_ALLOWED_TYPES must list');
+    expect(problemsOf({ UPLOAD_ALLOWED_TYPES: ' , ' })).toContain('UPLOAD_ALLOWED_TYPES must list');
+    expect(problemsOf({ UPLOAD_MAX_BYTES: '0' })).toContain('UPLOAD_MAX_BYTES must be an integer from 1');
+  });
 });

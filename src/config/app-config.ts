@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { DETECTABLE_TYPES } from '../upload/file-type.js';
 
 export type LogLevelName = 'silent' | 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
@@ -198,13 +199,15 @@ export function loadConfig(env: Env): AppConfig {
     upload: {
       dir: resolve(read.string('UPLOAD_DIR', './uploads')),
       maxBytes: read.int('UPLOAD_MAX_BYTES', 5_242_880, 1),
-      allowedTypes: read.list('UPLOAD_ALLOWED_TYPES', [
-        'image/jpeg',
-        'image/png',
-        'image/gif',
-        'image/webp',
-        'application/pdf',
-      ]),
+      allowedTypes: read
+        .list('UPLOAD_ALLOWED_TYPES', [
+          'image/jpeg',
+          'image/png',
+          'image/gif',
+          'image/webp',
+          'application/pdf',
+        ])
+        .map((type) => type.toLowerCase()),
     },
     redisUrl: read.raw('REDIS_URL') ?? null,
     redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'commerce:'),
@@ -238,6 +241,15 @@ export function loadConfig(env: Env): AppConfig {
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(config.redisKeyPrefix)) {
     read.problems.push(
       `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "${config.redisKeyPrefix}")`,
+    );
+  }
+
+  // The type of an upload is detected from its bytes, so only detectable types can ever be accepted.
+  const undetectable = config.upload.allowedTypes.filter((type) => !DETECTABLE_TYPES.includes(type));
+  if (undetectable.length > 0 || config.upload.allowedTypes.length === 0) {
+    read.problems.push(
+      `UPLOAD_ALLOWED_TYPES must list one or more of ${DETECTABLE_TYPES.join(', ')} ` +
+        `(got "${read.raw('UPLOAD_ALLOWED_TYPES')}")`,
     );
   }
 

@@ -1,0 +1,83 @@
+import { Controller, Get, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { Public } from '../common/public.decorator.js';
+import { UploadResultDto } from './dto/upload-result.dto.js';
+import { DETECTABLE_TYPES } from './file-type.js';
+import { FILE_PART, UploadService } from './upload.service.js';
+
+@ApiTags('upload')
+@Controller()
+export class UploadController {
+  constructor(private readonly uploads: UploadService) {}
+
+  @Post('upload')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Upload one file',
+    description:
+      'multipart/form-data with exactly one part, named `file`, holding the file; no other parts or fields. ' +
+      "At most UPLOAD_MAX_BYTES (5 MiB by default). The type is detected from the file's bytes and must be " +
+      'in UPLOAD_ALLOWED_TYPES (by default image/jpeg, image/png, image/gif, image/webp, application/pdf); ' +
+      'the declared type and name are not trusted. The file is stored under a random name and served at ' +
+      '`GET /api/v1/uploads/{filename}`; `filename` is the value for a product `image`.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: [FILE_PART],
+      properties: { [FILE_PART]: { type: 'string', format: 'binary' } },
+    },
+  })
+  @ApiEnvelope(UploadResultDto, { description: 'The stored file' })
+  @ApiErrors(400, 401, 429)
+  upload(@Req() request: Request): Promise<UploadResultDto> {
+    return this.uploads.receive(request);
+  }
+
+  @Get('uploads/:year/:month/:name')
+  @Public()
+  @ApiOperation({
+    summary: 'Fetch an uploaded file (no token needed)',
+    description:
+      'The path is the `filename` returned by POST /upload. The body is the file exactly as uploaded, with ' +
+      'its detected Content-Type and `X-Content-Type-Options: nosniff`. Any other path is 404.',
+  })
+  @ApiParam({ name: 'year', example: '2026' })
+  @ApiParam({ name: 'month', example: '11' })
+  @ApiParam({ name: 'name', example: '3f9a1c0e5b7d4e2f8a6b1c9d0e7f3a2b.png' })
+  @ApiOkResponse({
+    description: 'The file',
+    content: Object.fromEntries(
+      DETECTABLE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+    ),
+  })
+  @ApiErrors(404, 429)
+  async download(
+    @Param('year') year: string,
+    @Param('month') month: string,
+    @Param('name') name: string,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StreamableFile> {
+    const file = await this.uploads.openStored(`${year}/${month}/${name}`);
+    // Set only on success, so that a 404 is never cached. A stored file never changes (a new upload gets
+    // a new random name), and product images are embedded by storefronts on other origins.
+    response.set({
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'Cross-Origin-Resource-Policy': 'cross-origin',
+    });
+    return new StreamableFile(file.stream, { type: file.contentType, length: file.size });
+  }
+}

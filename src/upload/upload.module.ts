@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { UploadController } from './upload.controller.js';
+import { UploadService } from './upload.service.js';
+import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
+
+/** Exports UploadService, whose `isStoredFile(path)` tells other modules whether a path is a stored upload. */
+@Module({
+  controllers: [UploadController],
+  providers: [
+    UploadService,
+    {
+      provide: UploadStorage,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig) => {
+        const storage = new LocalDiskStorage(config.upload.dir);
+        await storage.prepare();
+        return storage;
+      },
+    },
+  ],
+  exports: [UploadService],
+})
+export class UploadModule {}
