@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { ProductsService } from '../src/products/products.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { sampleFile } from './support/multipart.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -193,21 +194,48 @@ describe('products', () => {
         category_id: 2,
       });
       const before = await api().get(`/api/v1/products/${product.id}`).auth(admin.token, { type: 'bearer' });
+      const uploaded = await api()
+        .post('/api/v1/upload')
+        .auth(admin.token, { type: 'bearer' })
+        .attach('file', sampleFile('image/png'), { filename: 'lamp.png', contentType: 'image/png' })
+        .expect(200);
+      const image: string = uploaded.body.data.filename;
       const res = await api()
         .put(`/api/v1/products/${product.id}`)
         .auth(admin.token, { type: 'bearer' })
-        .send({ price: 0.1, category_id: 9, image: '2026/11/9f86d081884c7d65.png', is_active: false })
+        .send({ price: 0.1, category_id: 9, image, is_active: false })
         .expect(200);
       expect(res.body.data).toMatchObject({
         name: 'Lamp',
         price: 0.1,
         stock: 3,
         category_id: 9,
-        image: '2026/11/9f86d081884c7d65.png',
+        image,
         is_active: false,
       });
       expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(before.body.data.updated_at));
-      expect(await productRow(product.id)).toMatchObject({ name: 'Lamp', price_cents: 10, category_id: 9 });
+      expect(await productRow(product.id)).toMatchObject({
+        name: 'Lamp',
+        price_cents: 10,
+        category_id: 9,
+        image,
+      });
+    });
+
+    it('image must name a file stored by /upload; "" clears it', async () => {
+      const product = await createProduct(t, admin.token);
+      const res = await api()
+        .put(`/api/v1/products/${product.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ image: '2026/11/0123456789abcdef0123456789abcdef.png' })
+        .expect(400);
+      expect(res.body.data.details).toBe('image must be the filename of a file uploaded through /upload');
+      expect((await productRow(product.id)).image).toBe('');
+      await api()
+        .put(`/api/v1/products/${product.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ image: '' })
+        .expect(200);
     });
 
     it('404 for a product that does not exist or was deleted', async () => {

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { UploadModule } from '../upload/upload.module.js';
 import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
 import { ProductsService } from './products.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Product])],
+  imports: [TypeOrmModule.forFeature([Product]), UploadModule],
   controllers: [ProductsController],
   providers: [ProductsService],
   exports: [ProductsService],

@@ -13,6 +13,7 @@ import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.j
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
+import { UploadService } from '../upload/upload.service.js';
 import {
   CreateProductDto,
   ProductListQueryDto,
@@ -48,6 +49,7 @@ export class ProductsService {
     @InjectRepository(Product) private readonly products: Repository<Product>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
+    private readonly uploads: UploadService,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -106,6 +108,9 @@ export class ProductsService {
   }
 
   async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+    if (dto.image !== undefined && dto.image !== '' && !(await this.uploads.isStoredFile(dto.image))) {
+      throw new BadRequestException('image must be the filename of a file uploaded through /upload');
+    }
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
