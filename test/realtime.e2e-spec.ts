@@ -1,32 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ConsoleLogger } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { once } from 'node:events';
 import request from 'supertest';
-import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
 import { ConnectionRegistry } from '../src/realtime/connection-registry.js';
 import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from './support/accounts.js';
 import { startTestApp, TestApp } from './support/test-app.js';
+import { createProduct } from './support/products.js';
 import { TestSocket } from './support/ws-client.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function orderEvent(userId: number, id: number, status = 'pending'): OrderEventPayload {
-  return {
-    userId,
-    order: {
-      id,
-      order_number: `ORD-20261122-TEST${id}`,
-      total_amount: 59.97,
-      status,
-      shipping_address: '1 Main St',
-      payment_method: 'card',
-      payment_status: 'unpaid',
-      created_at: '2026-11-22T10:00:00.000Z',
-      updated_at: '2026-11-22T10:00:00.000Z',
-    },
-  };
-}
 
 describe('realtime: /api/v1/ws', () => {
   let t: TestApp;
@@ -225,21 +207,30 @@ describe('realtime: /api/v1/ws', () => {
   });
 
   describe('order events', () => {
-    it("pushes order.created and order.updated to every connection of the owner and to no one else's", async () => {
+    it("pushes order.created and order.updated for orders placed over HTTP to every connection of the owner and to no one else's", async () => {
+      const admin = await loginAdmin(t);
+      const product = await createProduct(t, admin.token, { price: 19.99, stock: 10 });
       const aliceFirst = await connect(alice);
       const aliceSecond = await connect(alice);
       const bobSocket = await connect(bob);
-      const events = t.app.get(EventEmitter2);
 
-      events.emit(ORDER_CREATED, orderEvent(alice.id, 501));
-      events.emit(ORDER_UPDATED, orderEvent(alice.id, 501, 'cancelled'));
-      events.emit(ORDER_CREATED, orderEvent(bob.id + 1000, 502));
+      const placed = await request(t.url)
+        .post('/api/v1/orders')
+        .auth(alice.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: product.id, quantity: 3 }],
+          shipping_address: '1 Main St',
+          payment_method: 'paypal',
+        })
+        .expect(201);
+      const cancelled = await request(t.url)
+        .post(`/api/v1/orders/${placed.body.data.id}/cancel`)
+        .auth(alice.token, { type: 'bearer' })
+        .expect(200);
+      expect(cancelled.body.data.status).toBe('cancelled');
       for (const socket of [aliceFirst, aliceSecond]) {
-        expect(await socket.next()).toEqual({ type: 'order.created', data: orderEvent(alice.id, 501).order });
-        expect(await socket.next()).toEqual({
-          type: 'order.updated',
-          data: orderEvent(alice.id, 501, 'cancelled').order,
-        });
+        expect(await socket.next()).toEqual({ type: 'order.created', data: placed.body.data });
+        expect(await socket.next()).toEqual({ type: 'order.updated', data: cancelled.body.data });
       }
 
       // Bob's next frame is a later broadcast: no order event was queued before it.

@@ -1,31 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Redis } from 'ioredis';
 import { randomBytes, randomInt } from 'node:crypto';
 import request from 'supertest';
-import { ORDER_CREATED, type OrderEventPayload } from '../src/orders/order-events.js';
-import { createAccount, type Account } from './support/accounts.js';
-import { startTestApp, TestApp } from './support/test-app.js';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
+import { createProduct } from './support/products.js';
+import { createTestDatabase } from './support/test-app.js';
 import { TestSocket, type Frame } from './support/ws-client.js';
 
 // Selected by jest.config.cjs only when TEST_REDIS_URL is set (.ci/run sets it).
 const REDIS_URL = process.env.TEST_REDIS_URL as string;
-const THROTTLE_LIMIT = 10;
+const THROTTLE_LIMIT = 200;
 
 /**
- * Two instances of the service (each its own Nest application, HTTP server, Redis connections and
- * in-memory state) on different ports, sharing one database and one Redis, as behind a load balancer.
+ * Two processes of the built service (`node dist/src/main.js`) on different ports, sharing one
+ * database and one Redis, as behind a load balancer.
  */
 describe('scale-out: two instances sharing one database and one Redis', () => {
-  let a: TestApp;
-  let b: TestApp;
+  let a: AppProcess;
+  let b: AppProcess;
+  let dropDatabase: () => Promise<void>;
   let redis: Redis;
   let alice: Account;
   let bob: Account;
   const prefix = `test:${randomBytes(6).toString('hex')}:`;
   const sockets: TestSocket[] = [];
 
-  const connect = async (instance: TestApp, account: Account) => {
+  const connect = async (instance: AppProcess, account: Account) => {
     const socket = await TestSocket.authenticated(instance, account.token);
     sockets.push(socket);
     return socket;
@@ -38,26 +39,39 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
   };
 
   beforeAll(async () => {
+    buildService();
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
     const env = {
+      ...ADMIN_ENV,
+      DATABASE_URL: database.url,
+      JWT_SECRET: 'scale-out-secret-shared-by-both-instances',
       REDIS_URL,
       REDIS_KEY_PREFIX: prefix,
       THROTTLE_LIMIT: String(THROTTLE_LIMIT),
+      THROTTLE_AUTH_LIMIT: '1000',
       TRUST_PROXY: 'loopback',
     };
-    a = await startTestApp(env);
-    b = await startTestApp({ ...env, DATABASE_URL: a.databaseUrl });
+    // One after the other: the first applies the migrations.
+    a = await startAppProcess(env);
+    b = await startAppProcess(env);
     redis = new Redis(REDIS_URL);
     alice = await createAccount(a);
     bob = await createAccount(b);
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all(sockets.map((socket) => socket.close()));
-    await b?.close();
-    await a?.close();
+    const exits = await Promise.all([a?.stop(), b?.stop()]);
+    await dropDatabase?.();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
+    // Both shut down on SIGTERM without an error exit.
+    expect(exits).toEqual([
+      { code: null, signal: 'SIGTERM' },
+      { code: null, signal: 'SIGTERM' },
+    ]);
   });
 
   it('serves an account registered on one instance from the other (one database, one JWT secret)', async () => {
@@ -94,41 +108,50 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     expect(aliceOnA.pending + bobOnB.pending).toBe(0);
   });
 
-  it("pushes an order event emitted on B to the owner's connections on A and B, and to nobody else", async () => {
+  it("pushes the events of an order placed through B to the owner's connections on A and B, and to nobody else", async () => {
+    const admin = await loginAdmin(a);
+    const product = await createProduct(a, admin.token, { price: 4.5, stock: 5 });
     const aliceOnA = await connect(a, alice);
     const aliceOnB = await connect(b, alice);
     const bobOnA = await connect(a, bob);
     const bobOnB = await connect(b, bob);
-    const event: OrderEventPayload = {
-      userId: alice.id,
-      order: {
-        id: 7001,
-        order_number: 'ORD-20261122-SCALE01',
-        total_amount: 12.5,
-        status: 'pending',
-        shipping_address: '2 Side St',
-        payment_method: 'card',
-        payment_status: 'unpaid',
-        created_at: '2026-11-22T10:00:00.000Z',
-        updated_at: '2026-11-22T10:00:00.000Z',
-      },
-    };
 
-    b.app.get(EventEmitter2).emit(ORDER_CREATED, event);
+    const placed = await request(b.url)
+      .post('/api/v1/orders')
+      .auth(alice.token, { type: 'bearer' })
+      .send({
+        items: [{ product_id: product.id, quantity: 2 }],
+        shipping_address: '2 Side St',
+        payment_method: 'paypal',
+      })
+      .expect(201);
+    const cancelled = await request(a.url)
+      .post(`/api/v1/orders/${placed.body.data.id}/cancel`)
+      .auth(alice.token, { type: 'bearer' })
+      .expect(200);
     say(aliceOnB, 'after the order, from B');
-    // Redis relays B's publications in order, so Bob on A sees the event first if it was sent to him.
+    // Redis relays publications in order, so Bob on A would see an event before this message.
     expect((await bobOnA.next()).data.content).toBe('after the order, from B');
     say(bobOnA, 'last, from A');
 
-    const kinds = async (socket: TestSocket, count: number) =>
-      (await nextFrames(socket, count)).map(
-        (frame) => `${frame.type}:${frame.data.content ?? frame.data.id}`,
-      );
-    const ownerSees = ['order.created:7001', 'message:after the order, from B', 'message:last, from A'];
-    expect(await kinds(aliceOnA, 3)).toEqual(ownerSees);
-    expect(await kinds(aliceOnB, 3)).toEqual(ownerSees);
-    expect(await kinds(bobOnB, 2)).toEqual(['message:after the order, from B', 'message:last, from A']);
-    expect(await kinds(bobOnA, 1)).toEqual(['message:last, from A']);
+    const ownerSees = [
+      { type: 'order.created', data: placed.body.data },
+      { type: 'order.updated', data: cancelled.body.data },
+    ];
+    for (const socket of [aliceOnA, aliceOnB]) {
+      const frames = await nextFrames(socket, 4);
+      expect(frames.filter((frame) => frame.type.startsWith('order.'))).toEqual(ownerSees);
+      expect(frames.filter((frame) => frame.type === 'message').map((frame) => frame.data.content)).toEqual([
+        'after the order, from B',
+        'last, from A',
+      ]);
+    }
+    const contents = (frames: Frame[]) => frames.map((frame) => `${frame.type}:${frame.data.content}`);
+    expect(contents(await nextFrames(bobOnB, 2))).toEqual([
+      'message:after the order, from B',
+      'message:last, from A',
+    ]);
+    expect(contents(await nextFrames(bobOnA, 1))).toEqual(['message:last, from A']);
   });
 
   it('refuses with 429 a client that exceeds the rate limit by alternating between A and B', async () => {
@@ -146,7 +169,9 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     expect(refused.body).toEqual({
       code: 429,
       message: 'Too Many Requests',
-      data: { details: expect.stringMatching(/^Too many requests: at most 10 per 60 s/) },
+      data: {
+        details: expect.stringMatching(new RegExp(`^Too many requests: at most ${THROTTLE_LIMIT} per 60 s`)),
+      },
     });
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     await request(a.url).get('/api/v1/health').set('X-Forwarded-For', client).expect(429);

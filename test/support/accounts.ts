@@ -18,7 +18,10 @@ export interface Account {
 let counter = 0;
 
 /** Registers a user with unique names and logs it in. */
-export async function createAccount(t: TestApp, overrides: Record<string, string> = {}): Promise<Account> {
+export async function createAccount(
+  t: Pick<TestApp, 'url'>,
+  overrides: Record<string, string> = {},
+): Promise<Account> {
   counter += 1;
   const username = overrides.username ?? `user${counter}_${Date.now() % 100000}`;
   const body = {
@@ -36,12 +39,12 @@ export async function createAccount(t: TestApp, overrides: Record<string, string
   return { id: registered.body.data.id, username, token };
 }
 
-export async function login(t: TestApp, username: string, password: string): Promise<string> {
+export async function login(t: Pick<TestApp, 'url'>, username: string, password: string): Promise<string> {
   const res = await request(t.url).post('/api/v1/login').send({ username, password }).expect(200);
   return res.body.data.token as string;
 }
 
-export async function loginAdmin(t: TestApp): Promise<Account> {
+export async function loginAdmin(t: Pick<TestApp, 'url'>): Promise<Account> {
   const res = await request(t.url)
     .post('/api/v1/login')
     .send({ username: ADMIN.username, password: ADMIN.password })

@@ -13,7 +13,7 @@ let counter = 0;
 
 /** Creates a product through the API as the given admin and returns the response data. */
 export async function createProduct(
-  t: TestApp,
+  t: Pick<TestApp, 'url'>,
   adminToken: string,
   input: ProductInput = {},
 ): Promise<{ id: number; name: string; price: number; stock: number }> {

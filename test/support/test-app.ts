@@ -23,7 +23,7 @@ export interface TestApp {
  * A fresh database for one test file: a temporary SQLite file, or, when TEST_DATABASE_URL is a
  * mysql:// URL, a new database on that server named after the URL's database plus a random suffix.
  */
-async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL;
   const parsed = parseDatabaseUrl(base);
   if (base === undefined || typeof parsed === 'string' || parsed.type === 'sqlite') {
