@@ -7,13 +7,13 @@ describe('logs', () => {
   let output = '';
 
   beforeAll(async () => {
-    t = await startTestApp({ LOG_LEVEL: 'verbose' });
     const capture = (chunk: unknown) => {
       output += String(chunk);
       return true;
     };
     jest.spyOn(process.stdout, 'write').mockImplementation(capture);
     jest.spyOn(process.stderr, 'write').mockImplementation(capture);
+    t = await startTestApp({ LOG_LEVEL: 'verbose' });
   });
 
   afterAll(async () => {
