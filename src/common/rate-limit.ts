@@ -4,6 +4,7 @@ import { ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions } from '@nes
 import type { ThrottlerLimitDetail } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
+import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
 
 const AUTH_RATE_LIMIT = 'authRateLimit';
 
@@ -29,6 +30,7 @@ export function throttlerOptions(config: AppConfig, reflector: Reflector): Throt
       },
     ],
     generateKey: (_context, tracker, throttlerName) => `throttle:${throttlerName}:${tracker}`,
+    storage: new SlidingWindowThrottlerStorage(),
   };
 }
 
