@@ -42,6 +42,10 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
+  // No 304: it is not in the API's code set and carries no envelope. Express answered one to a conditional
+  // GET whose If-None-Match matched the ETag (which also cost a SHA-1 of every body) or was `*`.
+  app.set('etag', false);
+  Object.defineProperty(app.getHttpAdapter().getInstance().request, 'fresh', { get: () => false });
   app.use(requestIdMiddleware);
   // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));

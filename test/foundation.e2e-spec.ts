@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -50,6 +51,18 @@ describe('foundation: envelope, errors and operations over the real HTTP server'
     const res = await request(t.url).get('/api/v1/health');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('answers a conditional GET with the full envelope, never a bare 304 (no ETag)', async () => {
+    const first = await request(t.url).get('/api/v1/health').expect(200);
+    expect(first.headers.etag).toBeUndefined();
+    // The validator Express would have derived from this body (weak: byte length and SHA-1).
+    const sha1 = createHash('sha1').update(first.text).digest('base64').slice(0, 27);
+    const validator = `W/"${Buffer.byteLength(first.text).toString(16)}-${sha1}"`;
+    for (const condition of [validator, '*']) {
+      const again = await request(t.url).get('/api/v1/health').set('If-None-Match', condition).expect(200);
+      expect(again.body).toEqual({ code: 200, message: 'OK', data: { status: 'ok', database: 'up' } });
+    }
   });
 
   it('serves the OpenAPI document generated from the code', async () => {

@@ -6,6 +6,7 @@ import type { Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
+import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
 
 const AUTH_RATE_LIMIT = 'authRateLimit';
 
@@ -36,7 +37,10 @@ export function throttlerOptions(
       },
     ],
     generateKey: (_context, tracker, throttlerName) => `throttle:${throttlerName}:${tracker}`,
-    storage: redis.client === null ? undefined : new RedisThrottlerStorage(redis.client, redis.keyPrefix),
+    storage:
+      redis.client === null
+        ? new SlidingWindowThrottlerStorage()
+        : new RedisThrottlerStorage(redis.client, redis.keyPrefix),
   };
 }
 

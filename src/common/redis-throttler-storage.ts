@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { ThrottlerStorage, ThrottlerStorageService } from '@nestjs/throttler';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -60,7 +61,7 @@ const toSeconds = (ms: number) => Math.ceil(ms / 1000);
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly logger = new Logger('RateLimit');
   private readonly redis: RedisWithIncrement;
-  private readonly fallback = new ThrottlerStorageService();
+  private readonly fallback = new SlidingWindowThrottlerStorage();
   private usingFallback = false;
 
   constructor(

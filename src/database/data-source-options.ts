@@ -46,5 +46,8 @@ export function buildDataSourceOptions(
     poolSize: config.databasePoolSize,
     supportBigNumbers: true,
     bigNumberStrings: false,
+    // mysql2 otherwise captures a stack trace for every query to decorate its errors; TypeORM's
+    // QueryFailedError already carries the caller's (async) stack. About 8 % of a product read's CPU.
+    trace: false,
   };
 }

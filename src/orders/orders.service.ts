@@ -9,6 +9,7 @@ import { pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
+import { insertedId } from '../database/inserted-id.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { ProductsService, StockRequest } from '../products/products.service.js';
 import {
@@ -80,7 +81,17 @@ export class OrdersService {
           createdAt: now,
           updatedAt: now,
         });
-        await manager.insert(Order, created);
+        // Without updateEntity(false) TypeORM would read created_at and updated_at back with a SELECT inside
+        // the transaction, although they were just set here.
+        created.id = insertedId(
+          await manager
+            .createQueryBuilder()
+            .insert()
+            .into(Order)
+            .values(created)
+            .updateEntity(false)
+            .execute(),
+        );
         await manager.insert(
           OrderItem,
           items.map((item) => ({

@@ -6,7 +6,7 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { EntityManager, In, IsNull, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -25,10 +25,10 @@ import {
 import { Product } from './product.entity.js';
 
 const SORT_COLUMNS = {
-  id: 'p.id',
-  price: 'p.priceCents',
-  name: 'p.name',
-  created_at: 'p.createdAt',
+  id: 'id',
+  price: 'priceCents',
+  name: 'name',
+  created_at: 'createdAt',
 } as const;
 
 export interface StockRequest {
@@ -95,11 +95,29 @@ export class ProductsService {
 
     const sort = query.sort ?? 'id';
     const descending = sort.startsWith('-');
-    const column = SORT_COLUMNS[(descending ? sort.slice(1) : sort) as keyof typeof SORT_COLUMNS];
-    qb.orderBy(column, descending ? 'DESC' : 'ASC');
-    if (column !== 'p.id') qb.addOrderBy('p.id', descending ? 'DESC' : 'ASC');
+    const field = (descending ? sort.slice(1) : sort) as keyof typeof SORT_COLUMNS;
+    const direction = descending ? 'DESC' : 'ASC';
+    const ordered = <T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, alias: string) => {
+      builder.orderBy(`${alias}.${SORT_COLUMNS[field]}`, direction);
+      if (field !== 'id') builder.addOrderBy(`${alias}.id`, direction);
+      return builder;
+    };
 
-    const [products, total] = await qb.offset(skip).limit(pageSize).getManyAndCount();
+    // Deferred join: the page's ids are found (and the offset skipped) in the index alone, then only those
+    // rows are read. Selecting whole rows with OFFSET would read every skipped row (docs/benchmarks.md).
+    const pageIds = ordered(qb.clone().select('p.id', 'id'), 'p').offset(skip).limit(pageSize);
+    const products = await ordered(
+      this.products
+        .createQueryBuilder('product')
+        .innerJoin(`(${pageIds.getQuery()})`, 'page', 'page.id = product.id')
+        .setParameters(pageIds.getParameters()),
+      'product',
+    ).getMany();
+    // The count is needed only when this page is full, or empty past the first page.
+    const total =
+      products.length === pageSize || (products.length === 0 && skip > 0)
+        ? await qb.getCount()
+        : skip + products.length;
     return new Paginated(products.map(toProductResponse), total, page, pageSize);
   }
 
@@ -152,10 +170,11 @@ export class ProductsService {
         .createQueryBuilder()
         .update(Product)
         .set({ stock: () => 'stock - :quantity', updatedAt: now })
-        .where('id = :productId AND stock >= :quantity AND is_active = :active AND deleted_at IS NULL', {
+        // `is_active IS TRUE` rather than `= true`: with `=`, MariaDB reaches the row through the
+        // (is_active, deleted_at) index instead of the primary key (EXPLAIN in docs/benchmarks.md).
+        .where('id = :productId AND stock >= :quantity AND is_active IS TRUE AND deleted_at IS NULL', {
           productId,
           quantity,
-          active: true,
         })
         .execute();
       if (result.affected === 0) throw await this.whyNotReservable(manager, productId, quantity);

@@ -1,0 +1,449 @@
+// What both bare baselines share: configuration, the mysql2 pool, the JWT check, the handlers (the same SQL
+// as the service for the benchmarked routes), the envelope and the response headers. The framework files only
+// route requests here. Plain JavaScript on purpose: this is the code a team would otherwise write by hand.
+import argon2 from 'argon2';
+import helmet from 'helmet';
+import jwt from 'jsonwebtoken';
+import mysql from 'mysql2/promise';
+import { createHash, createSecretKey, randomBytes, randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { URL } from 'node:url';
+
+const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
+const DEFAULT_PAYMENT_METHODS = 'credit_card,debit_card,paypal,bank_transfer,cash_on_delivery';
+
+/** The subset of the service's settings the benchmarked routes use, read from the same variables. */
+export function loadConfig(env = process.env) {
+  const secret = env.JWT_SECRET ?? '';
+  if (secret.length < 32) throw new Error('JWT_SECRET of at least 32 characters is required');
+  const expires = /^(\d+)([smhd]?)$/.exec(env.JWT_EXPIRES_IN ?? '3600');
+  if (!expires) throw new Error('JWT_EXPIRES_IN must be a duration such as 3600 or 1h');
+  return {
+    port: Number(env.PORT ?? 3000),
+    databaseUrl: new URL(env.DATABASE_URL ?? ''),
+    poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
+    jwtKey: createSecretKey(Buffer.from(secret, 'utf8')),
+    jwtExpiresIn: Number(expires[1]) * DURATION_UNITS[expires[2] || 's'],
+    pageSizeMax: Number(env.PAGE_SIZE_MAX ?? 100),
+    paymentMethods: (env.PAYMENT_METHODS ?? DEFAULT_PAYMENT_METHODS).split(',').map((m) => m.trim()),
+  };
+}
+
+/**
+ * The same pool options as the service's TypeORM driver: utf8mb4, UTC, numbers for BIGINT, no stack capture
+ * per query (`trace: false`), the same size.
+ */
+export function createPool(config) {
+  const url = config.databaseUrl;
+  const pool = mysql.createPool({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    connectionLimit: config.poolSize,
+    charset: 'utf8mb4_unicode_ci',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    stringifyObjects: true,
+    trace: false,
+  });
+  pool.pool.on('connection', (connection) => {
+    connection.query("SET time_zone = '+00:00'");
+  });
+  return pool;
+}
+
+export class HttpError extends Error {
+  constructor(status, details) {
+    super(details);
+    this.status = status;
+  }
+}
+
+const badRequest = (details) => new HttpError(400, details);
+const unauthorized = (details) => new HttpError(401, details);
+
+export function envelope(code, data, meta) {
+  const body = { code, message: STATUS_CODES[code], data: data ?? null };
+  if (meta !== undefined) body.meta = meta;
+  return body;
+}
+
+export function errorEnvelope(error) {
+  if (error instanceof HttpError) return envelope(error.status, { details: error.message });
+  if (error?.type === 'entity.parse.failed' || error instanceof SyntaxError) {
+    return envelope(400, { details: 'Malformed JSON in request body' });
+  }
+  console.error(error);
+  return envelope(500, { details: 'Internal server error' });
+}
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestId(incoming) {
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** helmet's default headers as [name, value] pairs, captured once, for the baseline without middleware. */
+export function helmetHeaders() {
+  const headers = [];
+  const response = {
+    setHeader: (name, value) => headers.push([name, value]),
+    removeHeader: () => undefined,
+  };
+  helmet()({}, response, () => undefined);
+  return headers;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Validation: the service's DTO rules for the fields the benchmarked routes take, written out by hand.
+
+const INTEGER_STRING = /^-?\d{1,16}$/;
+const INT_MAX = 2_147_483_647;
+
+function queryInteger(name, value, min, max) {
+  if (typeof value !== 'string' || !INTEGER_STRING.test(value)) {
+    throw badRequest(`${name} must be an integer number`);
+  }
+  const number = Number(value);
+  if (number < min) throw badRequest(`${name} must not be less than ${min}`);
+  if (number > max) throw badRequest(`${name} must not be greater than ${max}`);
+  return number;
+}
+
+function refuseUnknown(object, allowed) {
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) throw badRequest(`property ${key} should not exist`);
+  }
+}
+
+function isObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function bodyInteger(object, name, label, min, max) {
+  const value = object[name];
+  if (!Number.isInteger(value)) throw badRequest(`${label} must be an integer number`);
+  if (value < min) throw badRequest(`${label} must not be less than ${min}`);
+  if (value > max) throw badRequest(`${label} must not be greater than ${max}`);
+  return value;
+}
+
+function bodyString(object, name, min, max) {
+  const value = object[name];
+  if (typeof value !== 'string') throw badRequest(`${name} must be a string`);
+  if (value.length < min || value.length > max) {
+    throw badRequest(
+      `${name} must be longer than or equal to ${min} and shorter than or equal to ${max} characters`,
+    );
+  }
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The handlers.
+
+const PRODUCT_COLUMNS =
+  'id, name, description, price_cents, stock, category_id, image, is_active, created_at, updated_at';
+const MAX_ITEMS = 100;
+const MAX_QUANTITY = 1000;
+const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const BAD_CREDENTIALS = 'Invalid username or password';
+const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+function toProduct(row) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    price: row.price_cents / 100,
+    stock: row.stock,
+    category_id: row.category_id,
+    image: row.image,
+    is_active: Boolean(row.is_active),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function newOrderNumber(now) {
+  const date = now.toISOString().slice(0, 10).replaceAll('-', '');
+  const bytes = randomBytes(8);
+  let suffix = '';
+  for (let i = 0; i < 8; i++) suffix += ORDER_NUMBER_ALPHABET[bytes[i] & 31];
+  return `ORD-${date}-${suffix}`;
+}
+
+function isTransientLockError(error) {
+  return error?.code === 'ER_LOCK_DEADLOCK' || error?.code === 'ER_LOCK_WAIT_TIMEOUT';
+}
+
+export function createHandlers(config, pool) {
+  const decoyHash = argon2.hash('decoy password for unknown users', ARGON2_OPTIONS);
+
+  /** Bearer token -> the active user behind it, as the service's JWT guard does (HS256, KeyObject, DB lookup). */
+  async function authenticate(header) {
+    if (header === undefined) throw unauthorized('Missing bearer token');
+    const match = /(\S+)\s+(\S+)/.exec(header);
+    if (match === null || match[1].toLowerCase() !== 'bearer') throw unauthorized('Invalid bearer token');
+    let claims;
+    try {
+      claims = jwt.verify(match[2], config.jwtKey, { algorithms: ['HS256'] });
+    } catch (error) {
+      throw unauthorized(error.name === 'TokenExpiredError' ? 'Token has expired' : 'Invalid bearer token');
+    }
+    const id = Number(claims.sub);
+    const [rows] = Number.isSafeInteger(id)
+      ? await pool.query(
+          'SELECT id, username, role FROM users WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1',
+          [id],
+        )
+      : [[]];
+    if (rows.length === 0) throw unauthorized('Token is no longer valid');
+    return { id: rows[0].id, username: rows[0].username, role: rows[0].role };
+  }
+
+  async function getProduct(user, idParam) {
+    const id = queryInteger('id', idParam, 1, INT_MAX);
+    const [rows] =
+      user.role === 'admin'
+        ? await pool.query(
+            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1`,
+            [id],
+          )
+        : await pool.query(
+            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND is_active = ? AND deleted_at IS NULL LIMIT 1`,
+            [id, true],
+          );
+    if (rows.length === 0) throw new HttpError(404, `Product ${id} not found`);
+    return { status: 200, body: envelope(200, toProduct(rows[0])) };
+  }
+
+  /** page, page_size and category_id: the list parameters the benchmark uses. */
+  async function listProducts(user, query) {
+    refuseUnknown(query, ['page', 'page_size', 'category_id']);
+    const page = query.page === undefined ? 1 : queryInteger('page', query.page, 1, 1_000_000);
+    const pageSize =
+      query.page_size === undefined ? 10 : queryInteger('page_size', query.page_size, 1, INT_MAX);
+    if (pageSize > config.pageSizeMax) {
+      throw badRequest(`page_size must not be greater than ${config.pageSizeMax}`);
+    }
+    const where = [];
+    const params = [];
+    if (user.role !== 'admin') {
+      where.push('is_active = ?');
+      params.push(true);
+    }
+    if (query.category_id !== undefined) {
+      where.push('category_id = ?');
+      params.push(queryInteger('category_id', query.category_id, 1, INT_MAX));
+    }
+    where.push('deleted_at IS NULL');
+    const filter = where.join(' AND ');
+    const offset = (page - 1) * pageSize;
+    // Deferred join, as the service: the page's ids from the index, then those rows only.
+    const [rows] = await pool.query(
+      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'product.$1')} FROM products product INNER JOIN ` +
+        `(SELECT id FROM products WHERE ${filter} ORDER BY id ASC LIMIT ? OFFSET ?) page ON page.id = product.id ` +
+        'WHERE product.deleted_at IS NULL ORDER BY product.id ASC',
+      [...params, pageSize, offset],
+    );
+    // The count is needed only when the page is full, or empty past the start (as the service decides).
+    let total = offset + rows.length;
+    if (rows.length === pageSize || (rows.length === 0 && offset > 0)) {
+      const [counted] = await pool.query(`SELECT COUNT(1) AS cnt FROM products WHERE ${filter}`, params);
+      total = Number(counted[0].cnt);
+    }
+    const meta = { page, page_size: pageSize, total, total_page: Math.ceil(total / pageSize) };
+    return { status: 200, body: envelope(200, rows.map(toProduct), meta) };
+  }
+
+  function parseOrder(body) {
+    if (!isObject(body)) throw badRequest('items must be an array');
+    refuseUnknown(body, ['items', 'shipping_address', 'payment_method']);
+    const items = body.items;
+    if (!Array.isArray(items)) throw badRequest('items must be an array');
+    if (items.length < 1) throw badRequest('items must contain at least 1 elements');
+    if (items.length > MAX_ITEMS) throw badRequest(`items must contain no more than ${MAX_ITEMS} elements`);
+    const quantities = new Map();
+    items.forEach((item, index) => {
+      if (!isObject(item)) throw badRequest(`items.${index} must be an object`);
+      refuseUnknown(item, ['product_id', 'quantity']);
+      const productId = bodyInteger(item, 'product_id', `items.${index}.product_id`, 1, INT_MAX);
+      const quantity = bodyInteger(item, 'quantity', `items.${index}.quantity`, 1, MAX_QUANTITY);
+      quantities.set(productId, (quantities.get(productId) ?? 0) + quantity);
+    });
+    const shippingAddress = bodyString(body, 'shipping_address', 1, 255);
+    const paymentMethod = bodyString(body, 'payment_method', 1, 32);
+    if (!config.paymentMethods.includes(paymentMethod)) {
+      throw badRequest(`payment_method must be one of: ${config.paymentMethods.join(', ')}`);
+    }
+    const merged = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
+    const tooMany = merged.find((item) => item.quantity > MAX_QUANTITY);
+    if (tooMany !== undefined) {
+      throw badRequest(
+        `items: product ${tooMany.productId} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
+      );
+    }
+    return { items: merged.sort((a, b) => a.productId - b.productId), shippingAddress, paymentMethod };
+  }
+
+  /** One transaction: conditional stock UPDATE per product in id order, SELECT name/price, INSERT order and items. */
+  async function placeOrder(connection, user, order) {
+    const { items } = order;
+    await connection.query('START TRANSACTION');
+    try {
+      const now = new Date();
+      for (const { productId, quantity } of items) {
+        const [result] = await connection.query(
+          'UPDATE products SET stock = stock - ?, updated_at = ? ' +
+            'WHERE id = ? AND stock >= ? AND is_active IS TRUE AND deleted_at IS NULL',
+          [quantity, now, productId, quantity],
+        );
+        if (result.affectedRows === 0) {
+          const [rows] = await connection.query(
+            'SELECT id, stock, is_active FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1',
+            [productId],
+          );
+          if (rows.length === 0) throw badRequest(`Product ${productId} not found`);
+          if (!rows[0].is_active) throw badRequest(`Product ${productId} is not available`);
+          throw badRequest(
+            `Product ${productId} has insufficient stock: requested ${quantity}, available ${rows[0].stock}`,
+          );
+        }
+      }
+      const [products] = await connection.query(
+        'SELECT id, name, price_cents FROM products WHERE id IN (?) AND deleted_at IS NULL',
+        [items.map((item) => item.productId)],
+      );
+      const byId = new Map(products.map((row) => [row.id, row]));
+      const created = {
+        orderNumber: newOrderNumber(now),
+        totalCents: items.reduce(
+          (sum, item) => sum + byId.get(item.productId).price_cents * item.quantity,
+          0,
+        ),
+        createdAt: now,
+      };
+      const [inserted] = await connection.query(
+        'INSERT INTO orders (order_number, user_id, total_cents, status, payment_status, shipping_address, ' +
+          'payment_method, idempotency_key, request_hash, created_at, updated_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          created.orderNumber,
+          user.id,
+          created.totalCents,
+          'pending',
+          'pending',
+          order.shippingAddress,
+          order.paymentMethod,
+          null,
+          null,
+          now,
+          now,
+        ],
+      );
+      created.id = inserted.insertId;
+      await connection.query(
+        'INSERT INTO order_items (order_id, product_id, product_name, unit_price_cents, quantity) VALUES ?',
+        [
+          items.map((item) => [
+            created.id,
+            item.productId,
+            byId.get(item.productId).name,
+            byId.get(item.productId).price_cents,
+            item.quantity,
+          ]),
+        ],
+      );
+      await connection.query('COMMIT');
+      return created;
+    } catch (error) {
+      await connection.query('ROLLBACK');
+      throw error;
+    }
+  }
+
+  async function createOrder(user, body) {
+    const order = parseOrder(body);
+    // Computed as the service does, for Idempotency-Key replays (not used by the benchmark's requests).
+    createHash('sha256')
+      .update(JSON.stringify([order.items, order.shippingAddress, order.paymentMethod]))
+      .digest('hex');
+    const connection = await pool.getConnection();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const created = await placeOrder(connection, user, order);
+          const data = {
+            id: created.id,
+            order_number: created.orderNumber,
+            total_amount: created.totalCents / 100,
+            status: 'pending',
+            shipping_address: order.shippingAddress,
+            payment_method: order.paymentMethod,
+            payment_status: 'pending',
+            created_at: created.createdAt.toISOString(),
+            updated_at: created.createdAt.toISOString(),
+          };
+          return { status: 201, body: envelope(201, data) };
+        } catch (error) {
+          if (!isTransientLockError(error) || attempt === 5) throw error;
+          await sleep(5 + Math.random() * 20 * attempt);
+        }
+      }
+    } finally {
+      connection.release();
+    }
+  }
+
+  async function login(body) {
+    if (!isObject(body)) throw badRequest('username must be a string');
+    refuseUnknown(body, ['username', 'password']);
+    const username = bodyString(body, 'username', 1, 254);
+    const password = bodyString(body, 'password', 1, 128);
+    const [rows] = await pool.query(
+      'SELECT id, username, email, first_name, last_name, phone, address, role, is_active, created_at, ' +
+        'updated_at, password_hash FROM users WHERE username = ? AND deleted_at IS NULL',
+      [username],
+    );
+    const user = rows[0];
+    // The same answer (and about the same time) whether the user is unknown or the password wrong.
+    const ok = await argon2.verify(user?.password_hash ?? (await decoyHash), password);
+    if (!ok || user === undefined) throw unauthorized(BAD_CREDENTIALS);
+    if (!user.is_active) throw unauthorized('Account is deactivated');
+    const token = jwt.sign(
+      { sub: String(user.id), username: user.username, role: user.role },
+      config.jwtKey,
+      {
+        algorithm: 'HS256',
+        expiresIn: config.jwtExpiresIn,
+      },
+    );
+    const data = {
+      token,
+      user: {
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        first_name: user.first_name,
+        last_name: user.last_name,
+        is_active: Boolean(user.is_active),
+        role: user.role,
+        created_at: user.created_at.toISOString(),
+        updated_at: user.updated_at.toISOString(),
+      },
+    };
+    return { status: 200, body: envelope(200, data) };
+  }
+
+  async function health() {
+    await pool.query('SELECT 1');
+    return { status: 200, body: envelope(200, { status: 'ok', database: 'up' }) };
+  }
+
+  return { authenticate, getProduct, listProducts, createOrder, login, health };
+}

@@ -1,0 +1,303 @@
+// The benchmark's data set in its own MariaDB/MySQL database: schema from the service's migrations, rows from
+// multi-row INSERTs. Seeded once and reused while the row counts match; each run first removes what earlier
+// runs added (orders past the seeded ones) and restores the stock.
+import argon2 from 'argon2';
+import mysql from 'mysql2/promise';
+import { execFileSync } from 'node:child_process';
+import { URL } from 'node:url';
+
+export const DATA_SET = { users: 1000, products: 100_000, categories: 50, orders: 20_000 };
+export const BENCH_PASSWORD = 'bench-password-1';
+export const INITIAL_STOCK = 1_000_000;
+/** The product the hot-product scenario fights over; the other scenarios never order it. */
+export const HOT_PRODUCT_ID = DATA_SET.products;
+
+const BATCH = 2000;
+const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const ADJECTIVES = [
+  'Classic',
+  'Compact',
+  'Deluxe',
+  'Eco',
+  'Heavy',
+  'Light',
+  'Modern',
+  'Rustic',
+  'Smart',
+  'Vintage',
+];
+const NOUNS = [
+  'Mug',
+  'Lamp',
+  'Chair',
+  'Kettle',
+  'Backpack',
+  'Notebook',
+  'Jacket',
+  'Speaker',
+  'Blender',
+  'Towel',
+];
+const STATES = [
+  ['pending', 'pending'],
+  ['paid', 'paid'],
+  ['shipped', 'paid'],
+  ['completed', 'paid'],
+  ['cancelled', 'pending'],
+];
+const SEED_DATE = Date.UTC(2026, 9, 1);
+
+/** A small deterministic generator, so every seeding gives the same rows. */
+function prng(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function serverUrlOf(databaseUrl) {
+  const url = new URL(databaseUrl);
+  url.pathname = '/';
+  return url.toString();
+}
+
+export function databaseNameOf(databaseUrl) {
+  return decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+}
+
+async function insertRows(connection, table, columns, rows) {
+  for (let start = 0; start < rows.length; start += BATCH) {
+    await connection.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ?`, [
+      rows.slice(start, start + BATCH),
+    ]);
+  }
+}
+
+async function count(connection, sql) {
+  const [rows] = await connection.query(sql);
+  return Number(rows[0].n);
+}
+
+async function isSeeded(connection) {
+  const [tables] = await connection.query("SHOW TABLES LIKE 'products'");
+  if (tables.length === 0) return false;
+  return (
+    (await count(connection, 'SELECT COUNT(*) AS n FROM users')) === DATA_SET.users &&
+    (await count(connection, 'SELECT COUNT(*) AS n FROM products')) === DATA_SET.products &&
+    (await count(connection, `SELECT COUNT(*) AS n FROM orders WHERE id <= ${DATA_SET.orders}`)) ===
+      DATA_SET.orders &&
+    (await count(connection, 'SELECT COUNT(DISTINCT category_id) AS n FROM products')) === DATA_SET.categories
+  );
+}
+
+function date(offsetMs) {
+  return new Date(SEED_DATE + offsetMs);
+}
+
+async function seed(connection, log) {
+  const random = prng(20261122);
+  const passwordHash = await argon2.hash(BENCH_PASSWORD, {
+    type: argon2.argon2id,
+    memoryCost: 19_456,
+    timeCost: 2,
+    parallelism: 1,
+  });
+  await connection.query('SET foreign_key_checks = 0, unique_checks = 0');
+  for (const table of ['order_items', 'orders', 'products', 'users']) {
+    await connection.query(`TRUNCATE TABLE ${table}`);
+  }
+
+  const users = [];
+  for (let i = 1; i <= DATA_SET.users; i++) {
+    const name = `user${String(i).padStart(4, '0')}`;
+    const created = date(i * 60_000);
+    users.push([
+      i,
+      name,
+      `${name}@bench.example`,
+      passwordHash,
+      'Bench',
+      `User ${i}`,
+      '+1 555 0100',
+      `${i} Benchmark Road, Springfield`,
+      'user',
+      true,
+      created,
+      created,
+    ]);
+  }
+  await insertRows(
+    connection,
+    'users',
+    [
+      'id',
+      'username',
+      'email',
+      'password_hash',
+      'first_name',
+      'last_name',
+      'phone',
+      'address',
+      'role',
+      'is_active',
+      'created_at',
+      'updated_at',
+    ],
+    users,
+  );
+  log(`  users: ${users.length}`);
+
+  const prices = new Array(DATA_SET.products + 1);
+  const names = new Array(DATA_SET.products + 1);
+  const products = [];
+  for (let i = 1; i <= DATA_SET.products; i++) {
+    const adjective = ADJECTIVES[Math.floor(random() * ADJECTIVES.length)];
+    const noun = NOUNS[Math.floor(random() * NOUNS.length)];
+    names[i] = `${adjective} ${noun} ${i}`;
+    prices[i] = 100 + Math.floor(random() * 99_900);
+    const created = date(i * 1000);
+    products.push([
+      i,
+      names[i],
+      `${adjective} ${noun.toLowerCase()} for everyday use: sturdy, easy to clean and covered by a two-year warranty.`,
+      prices[i],
+      INITIAL_STOCK,
+      ((i - 1) % DATA_SET.categories) + 1,
+      '',
+      true,
+      created,
+      created,
+    ]);
+  }
+  await insertRows(
+    connection,
+    'products',
+    [
+      'id',
+      'name',
+      'description',
+      'price_cents',
+      'stock',
+      'category_id',
+      'image',
+      'is_active',
+      'created_at',
+      'updated_at',
+    ],
+    products,
+  );
+  log(`  products: ${products.length} in ${DATA_SET.categories} categories`);
+
+  const orders = [];
+  const items = [];
+  for (let i = 1; i <= DATA_SET.orders; i++) {
+    const picked = new Map();
+    const lines = 1 + Math.floor(random() * 3);
+    while (picked.size < lines) {
+      picked.set(1 + Math.floor(random() * (DATA_SET.products - 1)), 1 + Math.floor(random() * 3));
+    }
+    let total = 0;
+    for (const [productId, quantity] of [...picked].sort((a, b) => a[0] - b[0])) {
+      items.push([i, productId, names[productId], prices[productId], quantity]);
+      total += prices[productId] * quantity;
+    }
+    let suffix = '';
+    for (let n = i, k = 0; k < 8; k++, n = Math.floor(n / 32)) suffix = BASE32[n % 32] + suffix;
+    const [status, paymentStatus] = STATES[Math.floor(random() * STATES.length)];
+    const created = date(DATA_SET.users * 60_000 + i * 30_000);
+    orders.push([
+      i,
+      `ORD-20261001-${suffix}`,
+      1 + Math.floor(random() * DATA_SET.users),
+      total,
+      status,
+      paymentStatus,
+      '1 Benchmark Road, Springfield',
+      'credit_card',
+      created,
+      created,
+    ]);
+  }
+  await insertRows(
+    connection,
+    'orders',
+    [
+      'id',
+      'order_number',
+      'user_id',
+      'total_cents',
+      'status',
+      'payment_status',
+      'shipping_address',
+      'payment_method',
+      'created_at',
+      'updated_at',
+    ],
+    orders,
+  );
+  await insertRows(
+    connection,
+    'order_items',
+    ['order_id', 'product_id', 'product_name', 'unit_price_cents', 'quantity'],
+    items,
+  );
+  log(`  orders: ${orders.length} with ${items.length} items`);
+  await connection.query('SET foreign_key_checks = 1, unique_checks = 1');
+  await connection.query('ANALYZE TABLE users, products, orders, order_items');
+}
+
+/** Removes what earlier runs added and restores every product's stock. */
+export async function resetMutableState(connection) {
+  await connection.query(`DELETE FROM order_items WHERE order_id > ${DATA_SET.orders}`);
+  await connection.query(`DELETE FROM orders WHERE id > ${DATA_SET.orders}`);
+  await connection.query(`UPDATE products SET stock = ${INITIAL_STOCK} WHERE stock <> ${INITIAL_STOCK}`);
+}
+
+/**
+ * Creates the database if needed, applies the service's migrations (TypeORM CLI on the build), seeds unless
+ * the seeded row counts are already there (or `reseed`), and resets what earlier runs changed.
+ */
+export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
+  const name = databaseNameOf(databaseUrl);
+  const admin = await mysql.createConnection(serverUrlOf(databaseUrl));
+  if (reseed) await admin.query(`DROP DATABASE IF EXISTS \`${name}\``);
+  await admin.query(
+    `CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+  );
+  await admin.end();
+
+  execFileSync(
+    process.execPath,
+    ['node_modules/typeorm/cli.js', 'migration:run', '-d', 'dist/ormconfig.js'],
+    {
+      cwd,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+
+  const connection = await mysql.createConnection({
+    uri: databaseUrl,
+    timezone: 'Z',
+    multipleStatements: false,
+  });
+  try {
+    const started = Date.now();
+    let seeded = false;
+    if (!(await isSeeded(connection))) {
+      log(`Seeding ${name}`);
+      await seed(connection, log);
+      seeded = true;
+    } else {
+      log(`Reusing the seeded data set in ${name}`);
+    }
+    await resetMutableState(connection);
+    return { seeded, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    await connection.end();
+  }
+}

@@ -1,0 +1,116 @@
+// Starting, watching and stopping the servers under test, each pinned to one core when taskset exists.
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export function hasTaskset() {
+  try {
+    execFileSync('taskset', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Pins this process (the load generator) and all its threads to `core`. */
+export function pinSelf(core) {
+  execFileSync('taskset', ['-a', '-p', '-c', String(core), String(process.pid)], { stdio: 'ignore' });
+}
+
+function get(url) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, (response) => {
+      response.resume();
+      response.on('end', () => resolve(response.statusCode));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Starts `node <args>` (under `taskset -c <core>` when pinning) and waits until GET /api/v1/health answers 200.
+ * stdout is discarded (request logging is off in the benchmark); stderr is kept for the error message.
+ */
+export async function startServer({ name, args, env, port, core, cwd }) {
+  const command = core === null ? process.execPath : 'taskset';
+  const commandArgs = core === null ? args : ['-c', String(core), process.execPath, ...args];
+  const child = spawn(command, commandArgs, {
+    cwd,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  let exited = null;
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (exited !== null)
+      throw new Error(`${name} exited during start-up (${JSON.stringify(exited)}):\n${stderr}`);
+    try {
+      if ((await get(`${url}/api/v1/health`)) === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (i === 299) throw new Error(`${name} did not become healthy on port ${port}:\n${stderr}`);
+    await sleep(100);
+  }
+  return {
+    name,
+    url,
+    pid: child.pid,
+    get exited() {
+      return exited;
+    },
+    stderr: () => stderr,
+    async stop() {
+      if (exited !== null) return exited;
+      const done = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+      child.kill('SIGTERM');
+      const result = await Promise.race([done, sleep(10_000).then(() => null)]);
+      if (result !== null) return result;
+      child.kill('SIGKILL');
+      return done;
+    },
+  };
+}
+
+/** Resets the process's peak resident set size (VmHWM) so that the next reading covers one scenario only. */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak resident set size in MiB (VmHWM), or null where /proc is not available. */
+export function peakRssMiB(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) the process has used so far, in seconds, or null where /proc is not available. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,530 @@
+// Benchmark: the service (production build) against two bare baselines (Express, node:http) doing the same
+// SQL, in one invocation, alternating rounds. See docs/benchmarks.md for the method and the results.
+//
+//   npm run bench                  full run (about 20 minutes), rewrites the results part of docs/benchmarks.md
+//   npm run bench -- --quick       short run (under 3 minutes), prints the table, leaves the docs alone
+//   npm run bench -- --profile=read   the service alone under one scenario with --cpu-prof, then a summary
+//
+// Options: --reseed, --only=read,list, --rounds=N, --duration=S, --warmup=S, --jit-warmup=S, --no-build,
+// --write-report; for experiments --servers=app,express, --app-env=NAME=VALUE,... and --compare-dist=DIR.
+// Environment: BENCH_DATABASE_URL (mysql://commerce:commerce@127.0.0.1:3306/commerce_bench), BENCH_POOL_SIZE (10).
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import mysql from 'mysql2/promise';
+import { execFileSync } from 'node:child_process';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { formatSummary, summariseProfile } from './profile.mjs';
+import { writeReport } from './lib/report.mjs';
+import { scenarios as allScenarios } from './lib/scenarios.mjs';
+import { BENCH_PASSWORD, DATA_SET, HOT_PRODUCT_ID, prepareDatabase } from './lib/seed.mjs';
+import { cpuSeconds, hasTaskset, peakRssMiB, pinSelf, resetPeakRss, startServer } from './lib/servers.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+const SERVER_CORE = 0;
+const LOAD_CORE = 1;
+
+const FLAGS = new Set([
+  'quick',
+  'reseed',
+  'no-build',
+  'write-report',
+  'only',
+  'rounds',
+  'duration',
+  'warmup',
+  'jit-warmup',
+  'hot-stock',
+  'servers',
+  'app-env',
+  'compare-dist',
+  'profile',
+  'profile-server',
+]);
+
+function parseArgs(argv) {
+  const flags = new Map();
+  for (const arg of argv) {
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    if (!match || !FLAGS.has(match[1])) throw new Error(`Unknown argument ${arg} (see bench/run.mjs)`);
+    flags.set(match[1], match[2] ?? true);
+  }
+  const quick = flags.has('quick');
+  const number = (name, fallback) => (flags.has(name) ? Number(flags.get(name)) : fallback);
+  return {
+    quick,
+    reseed: flags.has('reseed'),
+    build: !flags.has('no-build'),
+    only: flags.has('only') ? String(flags.get('only')).split(',') : null,
+    servers: flags.has('servers') ? String(flags.get('servers')).split(',') : ['app', 'express', 'node-http'],
+    // A second build of the service (a copy of an earlier dist/) run as "app-b" beside the current one: A/B.
+    compareDist: flags.has('compare-dist') ? String(flags.get('compare-dist')) : null,
+    profile: flags.has('profile')
+      ? String(flags.get('profile') === true ? 'read' : flags.get('profile'))
+      : null,
+    profileServer: String(flags.get('profile-server') ?? 'app'),
+    // Extra settings for the service only, e.g. --app-env=LOG_LEVEL=log,DATABASE_POOL_SIZE=20 (experiments).
+    appEnv: flags.has('app-env')
+      ? Object.fromEntries(
+          String(flags.get('app-env'))
+            .split(',')
+            .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+        )
+      : {},
+    // Quick runs spend their warm-up budget once, up front: per-scenario warm-ups of a second did less.
+    warmup: number('warmup', quick ? 0 : 5),
+    // Before the first scenario, each server runs the mixed load this long so that its JIT has compiled every
+    // path and its heap has grown to its working size (the service has far more of both than the baselines).
+    jitWarmup: number('jit-warmup', quick ? 9 : 15),
+    duration: number('duration', quick ? 2 : 10),
+    // A multiple of three, so that each server runs first, second and third equally often.
+    rounds: number('rounds', quick ? 3 : 6),
+    hotStock: number('hot-stock', quick ? 200 : 1000),
+    writeReport:
+      flags.has('write-report') ||
+      (!quick &&
+        !['only', 'profile', 'servers', 'app-env', 'rounds', 'duration', 'compare-dist'].some((name) =>
+          flags.has(name),
+        )),
+  };
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function call(url, { method = 'GET', path, headers = {}, body }) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request(
+      `${url}${path}`,
+      {
+        method,
+        headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode, body: JSON.parse(text) }));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function machine(mariadbVersion, taskset) {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+    database: mariadbVersion,
+    pinned: taskset,
+  };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+async function load(server, scenario, { duration, amount }) {
+  const cpuBefore = server.pid === undefined ? null : cpuSeconds(server.pid);
+  const started = performance.now();
+  let lastResponse = started;
+  const instance = autocannon({
+    url: server.url,
+    connections: scenario.connections,
+    ...(amount === undefined ? { duration } : { amount }),
+    timeout: 30,
+    requests: [{ setupRequest: scenario.build }],
+  });
+  // autocannon notices the end of a fixed amount only on its 1 s tick: time that run by its last response.
+  if (amount !== undefined) instance.on('response', () => (lastResponse = performance.now()));
+  const result = await instance;
+  const seconds = amount === undefined ? result.duration : (lastResponse - started) / 1000;
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]),
+  );
+  const cpuAfter = server.pid === undefined ? null : cpuSeconds(server.pid);
+  return {
+    rps: result.requests.total / seconds,
+    // CPU time of the server per request: steadier than req/s on a shared machine.
+    cpuMicros:
+      cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    statuses,
+  };
+}
+
+/** Runs the hot-product scenario once and checks it: exactly `stock` orders succeed and the stock ends at 0. */
+async function hotRound(server, scenario, db, stock) {
+  const [[{ maxId }]] = await db.query('SELECT COALESCE(MAX(id), 0) AS maxId FROM orders');
+  await db.query('UPDATE products SET stock = ? WHERE id = ?', [stock, HOT_PRODUCT_ID]);
+  const run = await load(server, scenario, { amount: stock * 2 });
+  const [[after]] = await db.query('SELECT stock FROM products WHERE id = ?', [HOT_PRODUCT_ID]);
+  const [[created]] = await db.query(
+    'SELECT COUNT(*) AS n, COALESCE(SUM(quantity), 0) AS units FROM order_items WHERE product_id = ? AND order_id > ?',
+    [HOT_PRODUCT_ID, maxId],
+  );
+  const successes = run.statuses['201'] ?? 0;
+  const refused = run.statuses['400'] ?? 0;
+  const exact =
+    successes === stock &&
+    refused === stock &&
+    Number(after.stock) === 0 &&
+    Number(created.n) === stock &&
+    Number(created.units) === stock &&
+    run.errors === 0;
+  return {
+    ...run,
+    hot: { stock, successes, refused, finalStock: Number(after.stock), orderItems: Number(created.n), exact },
+  };
+}
+
+/** The three servers must answer the benchmark's requests with the same bodies before they are compared. */
+async function checkEquivalence(servers, token) {
+  const auth = { authorization: `Bearer ${token}` };
+  const probes = [
+    { path: `/api/v1/products/${Math.floor(DATA_SET.products / 3)}`, headers: auth },
+    { path: '/api/v1/products?page=7&page_size=20&category_id=13', headers: auth },
+    { path: '/api/v1/products/0', headers: auth },
+    { path: '/api/v1/products/1' },
+  ];
+  for (const probe of probes) {
+    const answers = await Promise.all(servers.map((server) => call(server.url, probe)));
+    const reference = JSON.stringify(answers[0]);
+    answers.forEach((answer, i) => {
+      const same =
+        answer.status === answers[0].status &&
+        (answer.status >= 400
+          ? answer.body.code === answers[0].body.code
+          : JSON.stringify(answer) === reference);
+      if (!same) {
+        throw new Error(
+          `${servers[i].name} answers ${probe.path} differently:\n${JSON.stringify(answer).slice(0, 400)}\n${reference.slice(0, 400)}`,
+        );
+      }
+    });
+  }
+  const order = {
+    items: [
+      { product_id: 3, quantity: 1 },
+      { product_id: 2, quantity: 2 },
+    ],
+    shipping_address: 'x',
+    payment_method: 'credit_card',
+  };
+  const login = { username: 'user0001', password: BENCH_PASSWORD };
+  const shape = (body) => JSON.stringify(Object.keys(body.data ?? {}).sort());
+  for (const server of servers) {
+    const placed = await call(server.url, {
+      method: 'POST',
+      path: '/api/v1/orders',
+      headers: auth,
+      body: order,
+    });
+    const reference = await call(servers[0].url, {
+      method: 'POST',
+      path: '/api/v1/orders',
+      headers: auth,
+      body: order,
+    });
+    const loggedIn = await call(server.url, { method: 'POST', path: '/api/v1/login', body: login });
+    const loginReference = await call(servers[0].url, { method: 'POST', path: '/api/v1/login', body: login });
+    if (
+      placed.status !== 201 ||
+      shape(placed.body) !== shape(reference.body) ||
+      placed.body.data.total_amount !== reference.body.data.total_amount ||
+      loggedIn.status !== 200 ||
+      JSON.stringify(loggedIn.body.data.user) !== JSON.stringify(loginReference.body.data.user)
+    ) {
+      throw new Error(`${server.name} answers POST /orders or POST /login differently`);
+    }
+  }
+}
+
+function summarise(scenario, servers, runs, rss) {
+  const perServer = {};
+  for (const server of servers) {
+    const rounds = runs.filter((run) => run.server === server.name);
+    perServer[server.name] = {
+      rps: median(rounds.map((r) => r.rps)),
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      cpuMicros: rounds.some((r) => r.cpuMicros === null) ? null : median(rounds.map((r) => r.cpuMicros)),
+      non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
+      errors: rounds.reduce((sum, r) => sum + r.errors, 0),
+      peakRssMiB: rss[server.name],
+      rounds: rounds.map(({ server: _server, ...round }) => round),
+      ...(scenario.hot ? { exact: rounds.every((r) => r.hot.exact) } : {}),
+    };
+  }
+  const ratio = (name) => (perServer.app && perServer[name] ? perServer.app.rps / perServer[name].rps : null);
+  return {
+    key: scenario.key,
+    title: scenario.title,
+    target: scenario.target,
+    connections: scenario.connections,
+    servers: perServer,
+    ratioExpress: ratio('express'),
+    ratioNodeHttp: ratio('node-http'),
+  };
+}
+
+function printTable(results) {
+  const pad = (value, width) => String(value).padStart(width);
+  const lines = [
+    `${'scenario'.padEnd(8)} ${'server'.padEnd(10)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('CPU µs', 8)} ${pad('non-2xx', 8)} ${pad('RSS MiB', 8)}`,
+  ];
+  for (const result of results) {
+    for (const [name, s] of Object.entries(result.servers)) {
+      lines.push(
+        `${result.key.padEnd(8)} ${name.padEnd(10)} ${pad(s.rps.toFixed(0), 9)} ${pad(s.p50.toFixed(1), 8)} ${pad(s.p99.toFixed(1), 8)} ${pad(s.cpuMicros?.toFixed(0) ?? '-', 8)} ${pad(s.non2xx, 8)} ${pad(s.peakRssMiB?.toFixed(0) ?? '-', 8)}${s.exact === undefined ? '' : s.exact ? '  exact' : '  NOT EXACT'}`,
+      );
+    }
+  }
+  lines.push('');
+  lines.push(
+    `${'scenario'.padEnd(8)} ${pad('app/express', 12)} ${pad('target', 7)} ${pad('app/node:http', 14)}`,
+  );
+  for (const result of results) {
+    const verdict =
+      result.target === null || result.ratioExpress === null
+        ? ''
+        : result.ratioExpress >= result.target
+          ? '  met'
+          : '  MISSED';
+    lines.push(
+      `${result.key.padEnd(8)} ${pad(result.ratioExpress?.toFixed(2) ?? '-', 12)} ${pad(result.target === null ? '-' : result.target.toFixed(2), 7)} ${pad(result.ratioNodeHttp?.toFixed(2) ?? '-', 14)}${verdict}`,
+    );
+  }
+  console.log(lines.join('\n'));
+}
+
+async function runProfile(options, context) {
+  const dir = join(RESULTS_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  mkdirSync(dir, { recursive: true });
+  const scenario = context.scenarios.find((s) => s.key === options.profile);
+  if (scenario === undefined) throw new Error(`No scenario ${options.profile}`);
+  // Nest re-raises SIGTERM after its shutdown hooks, which would kill the process before V8 writes the profile.
+  const exitOnTerm = 'data:text/javascript,process.on("SIGTERM",()=>process.exit(0))';
+  const entry = {
+    app: 'dist/src/main.js',
+    'app-b': options.compareDist === null ? undefined : join(options.compareDist, 'src/main.js'),
+    express: 'bench/baseline/express.mjs',
+    'node-http': 'bench/baseline/node-http.mjs',
+  }[options.profileServer];
+  if (entry === undefined) {
+    throw new Error('--profile-server must be app, express, node-http, or app-b with --compare-dist');
+  }
+  let measuredFrom = performance.now();
+  let measuredMs = Infinity;
+  let requests;
+  const app = await startServer({
+    name: options.profileServer,
+    args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--import=${exitOnTerm}`, entry],
+    env: options.profileServer.startsWith('app')
+      ? { ...context.appEnv, ...options.appEnv }
+      : context.sharedEnv,
+    port: await freePort(),
+    core: context.core,
+    cwd: ROOT,
+  });
+  try {
+    console.log(`Profiling ${options.profileServer} under "${scenario.key}" for ${options.duration} s`);
+    await load(app, scenario, { duration: options.warmup });
+    measuredFrom = performance.now();
+    const run = await load(app, scenario, { duration: options.duration });
+    requests = run.requests;
+    console.log(`${run.rps.toFixed(0)} req/s, p50 ${run.p50} ms, p99 ${run.p99} ms, non-2xx ${run.non2xx}`);
+  } finally {
+    measuredMs = performance.now() - measuredFrom;
+    await app.stop();
+  }
+  const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error(`No profile written in ${dir}`);
+  // Only the measured load counts: --cpu-prof also records the start-up and the warm-up.
+  const summary = summariseProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')), { lastMs: measuredMs });
+  const text = `${join(dir, file)} (last ${(measuredMs / 1000).toFixed(1)} s)\n${formatSummary(summary, requests)}\n`;
+  writeFileSync(join(dir, 'summary.txt'), text);
+  console.log(`\n${text}`);
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const loadBefore = os.loadavg()[0];
+  const log = (message) =>
+    console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
+  const databaseUrl =
+    process.env.BENCH_DATABASE_URL ?? 'mysql://commerce:commerce@127.0.0.1:3306/commerce_bench';
+  const poolSize = process.env.BENCH_POOL_SIZE ?? '10';
+
+  if (options.build) {
+    log('Building the service (tsc)');
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+  } else if (!statSync(join(ROOT, 'dist/src/main.js'), { throwIfNoEntry: false })) {
+    throw new Error('dist/src/main.js is missing: run npm run build or drop --no-build');
+  }
+
+  const prepared = await prepareDatabase({ databaseUrl, reseed: options.reseed, cwd: ROOT, log });
+  log(`Database ready in ${prepared.seconds.toFixed(1)} s`);
+
+  const taskset = hasTaskset() && os.cpus().length > 1;
+  const core = taskset ? SERVER_CORE : null;
+  if (taskset) pinSelf(LOAD_CORE);
+  else log('taskset is not available (or one core only): servers and load generator are not pinned');
+
+  const secret = randomBytes(32).toString('hex');
+  const key = createSecretKey(Buffer.from(secret, 'utf8'));
+  const tokens = Array.from({ length: DATA_SET.users }, (_, i) =>
+    jwt.sign({ sub: String(i + 1), username: `user${String(i + 1).padStart(4, '0')}`, role: 'user' }, key, {
+      algorithm: 'HS256',
+      expiresIn: '6h',
+    }),
+  );
+  const sharedEnv = {
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: poolSize,
+    JWT_SECRET: secret,
+    NODE_ENV: 'production',
+  };
+  // Request logging off for all three: the service logs a request line at LOG_LEVEL=log, the baselines never.
+  const appEnv = {
+    ...sharedEnv,
+    LOG_LEVEL: 'warn',
+    THROTTLE_LIMIT: '1000000000',
+    THROTTLE_AUTH_LIMIT: '1000000000',
+    DATABASE_MIGRATIONS_RUN: 'false',
+  };
+  let scenarios = allScenarios(tokens);
+  if (options.only !== null) scenarios = scenarios.filter((s) => options.only.includes(s.key));
+
+  if (options.profile !== null) {
+    await runProfile(options, { scenarios: allScenarios(tokens), appEnv, sharedEnv, core });
+    return;
+  }
+
+  const db = await mysql.createConnection({ uri: databaseUrl });
+  const [[{ version }]] = await db.query('SELECT VERSION() AS version');
+  const servers = [];
+  try {
+    log('Starting the service and the baselines');
+    const entries = [
+      { name: 'app', args: ['dist/src/main.js'], env: { ...appEnv, ...options.appEnv } },
+      { name: 'express', args: ['bench/baseline/express.mjs'], env: sharedEnv },
+      { name: 'node-http', args: ['bench/baseline/node-http.mjs'], env: sharedEnv },
+    ];
+    if (options.compareDist !== null) {
+      entries.push({ name: 'app-b', args: [join(options.compareDist, 'src/main.js')], env: appEnv });
+      options.servers.push('app-b');
+    }
+    for (const entry of entries.filter((e) => options.servers.includes(e.name))) {
+      servers.push(await startServer({ ...entry, port: await freePort(), core, cwd: ROOT }));
+    }
+    await checkEquivalence(servers, tokens[0]);
+    log('The three servers answer the benchmark requests alike');
+
+    log(`Warm-up: mixed load, ${options.jitWarmup} s per server`);
+    const mixedLoad = allScenarios(tokens).find((s) => s.key === 'mixed');
+    for (const server of servers) await load(server, mixedLoad, { duration: options.jitWarmup });
+
+    const results = [];
+    for (const scenario of scenarios) {
+      const rss = {};
+      const runs = [];
+      for (const server of servers) resetPeakRss(server.pid);
+      if (options.warmup > 0) {
+        log(`${scenario.key}: warm-up ${options.warmup} s per server`);
+        // The hot product warms up on ordinary orders: its stock is set per round.
+        const warmScenario = scenario.hot ? allScenarios(tokens).find((s) => s.key === 'order') : scenario;
+        for (const server of servers) await load(server, warmScenario, { duration: options.warmup });
+      }
+      for (let round = 0; round < options.rounds; round++) {
+        const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+        for (const server of order) {
+          const run = scenario.hot
+            ? await hotRound(server, scenario, db, options.hotStock)
+            : await load(server, scenario, { duration: options.duration });
+          runs.push({ server: server.name, ...run });
+          for (const s of servers) {
+            if (s.exited !== null)
+              throw new Error(`${s.name} exited: ${JSON.stringify(s.exited)}\n${s.stderr()}`);
+          }
+        }
+        const line = order
+          .map((server) => {
+            const run = runs.findLast((r) => r.server === server.name);
+            return `${server.name} ${run.rps.toFixed(0)}/s${run.hot ? (run.hot.exact ? ' exact' : ' NOT EXACT') : ''}`;
+          })
+          .join(', ');
+        log(`${scenario.key}: round ${round + 1}/${options.rounds}: ${line}`);
+      }
+      for (const server of servers) rss[server.name] = peakRssMiB(server.pid);
+      results.push(summarise(scenario, servers, runs, rss));
+    }
+
+    const report = {
+      date: new Date().toISOString(),
+      command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+      options,
+      machine: machine(version, taskset),
+      dataSet: DATA_SET,
+      poolSize: Number(poolSize),
+      // One-minute load average before and after: other work on the machine shows here.
+      loadAverage: { before: loadBefore, after: os.loadavg()[0] },
+      seconds: (Date.now() - started) / 1000,
+      results,
+    };
+    console.log('');
+    printTable(results);
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    log(`Results written to ${file}`);
+    if (options.writeReport) {
+      await writeReport(join(ROOT, 'docs', 'benchmarks.md'), report);
+      log('docs/benchmarks.md updated');
+    }
+    const inexact = results.some((r) => Object.values(r.servers).some((s) => s.exact === false));
+    if (inexact) {
+      console.error('The hot-product scenario was not exact: see the table above');
+      process.exitCode = 1;
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    await db.end();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.stack : error);
+  process.exit(1);
+});
