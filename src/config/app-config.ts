@@ -13,7 +13,13 @@ export interface AppConfig {
   port: number;
   database: DatabaseConfig;
   databasePoolSize: number;
+  /** MySQL: bound on one query, and on the wait for a pooled connection (also SQLite's busy timeout). */
+  databaseTimeouts: { queryMs: number; acquireMs: number };
   migrationsRun: boolean;
+  /** Node's HTTP server timeouts (see docs/operations.md#timeouts). */
+  http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number };
+  /** SIGTERM/SIGINT: keep serving with readiness failing for drainMs, then at most timeoutMs to finish. */
+  shutdown: { drainMs: number; timeoutMs: number };
   jwt: { secret: string; generated: boolean; expiresInSeconds: number };
   admin: { username: string; email: string; password: string } | null;
   throttle: { ttlMs: number; limit: number; authLimit: number };
@@ -175,6 +181,10 @@ export function loadConfig(env: Env): AppConfig {
     port: read.int('PORT', 3000, 0, 65535),
     database: typeof database === 'string' ? { type: 'sqlite', path: '' } : database,
     databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 1000),
+    databaseTimeouts: {
+      queryMs: read.int('DATABASE_QUERY_TIMEOUT_MS', 10_000, 100, 3_600_000),
+      acquireMs: read.int('DATABASE_ACQUIRE_TIMEOUT_MS', 5_000, 100, 3_600_000),
+    },
     migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
     jwt: {
       secret: jwtSecret,
@@ -217,6 +227,15 @@ export function loadConfig(env: Env): AppConfig {
     },
     corsOrigins: corsList.length === 0 ? null : corsList.includes('*') ? '*' : corsList,
     trustProxy: parseTrustProxy(read.raw('TRUST_PROXY')),
+    http: {
+      keepAliveTimeoutMs: read.int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1_000, 3_600_000),
+      headersTimeoutMs: read.int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 1_000, 3_600_000),
+      requestTimeoutMs: read.int('HTTP_REQUEST_TIMEOUT_MS', 120_000, 1_000, 3_600_000),
+    },
+    shutdown: {
+      drainMs: read.int('SHUTDOWN_DRAIN_MS', 5_000, 0, 600_000),
+      timeoutMs: read.int('SHUTDOWN_TIMEOUT_MS', 20_000, 100, 600_000),
+    },
     logLevel: read.oneOf('LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'log', [
       'silent',
       'fatal',
@@ -242,6 +261,10 @@ export function loadConfig(env: Env): AppConfig {
     read.problems.push(
       `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "${config.redisKeyPrefix}")`,
     );
+  }
+
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    read.problems.push('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
   }
 
   // The type of an upload is detected from its bytes, so only detectable types can ever be accepted.
