@@ -44,6 +44,24 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('applies the documented timeouts, and refuses headers allowed longer than the whole request', () => {
+    const config = loadConfig({});
+    expect(config.databaseTimeouts).toEqual({ queryMs: 10000, acquireMs: 5000 });
+    expect(config.http).toEqual({
+      keepAliveTimeoutMs: 65000,
+      headersTimeoutMs: 20000,
+      requestTimeoutMs: 120000,
+    });
+    expect(config.shutdown).toEqual({ drainMs: 5000, timeoutMs: 20000 });
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '0' }).shutdown.drainMs).toBe(0);
+    expect(problemsOf({ DATABASE_QUERY_TIMEOUT_MS: '10s' })).toContain(
+      'DATABASE_QUERY_TIMEOUT_MS must be an integer from 100 to 3600000 (got "10s")',
+    );
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '90000', HTTP_REQUEST_TIMEOUT_MS: '60000' })).toContain(
+      'HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS',
+    );
+  });
+
   it('reads PAYMENT_METHODS as a list of simple names', () => {
     expect(loadConfig({ PAYMENT_METHODS: 'card, invoice' }).paymentMethods).toEqual(['card', 'invoice']);
     expect(problemsOf({ PAYMENT_METHODS: 'Credit Card' })).toContain(
