@@ -36,6 +36,12 @@ export function buildService(): void {
   process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
 }
 
+/** The entry point compiled by buildService(). */
+export function mainScript(): string {
+  if (buildDir === undefined) throw new Error('call buildService() first');
+  return join(buildDir, 'src/main.js');
+}
+
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -44,13 +50,18 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the built service as its own OS process and waits until /health answers. */
-export async function startAppProcess(env: Env): Promise<AppProcess> {
-  if (buildDir === undefined) throw new Error('call buildService() first');
+/**
+ * Starts the built service as its own OS process and waits until /health answers. `cwd` is where it
+ * looks for `.env`; `host` is where it is reached (its HOST when that is not all interfaces).
+ */
+export async function startAppProcess(
+  env: Env,
+  { cwd = ROOT, host = '127.0.0.1' }: { cwd?: string; host?: string } = {},
+): Promise<AppProcess> {
   const port = await freePort();
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, [join(buildDir, 'src/main.js')], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, [mainScript()], {
+    cwd,
     env: {
       PATH: process.env.PATH,
       NODE_ENV: 'test',
@@ -67,7 +78,7 @@ export async function startAppProcess(env: Env): Promise<AppProcess> {
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
     try {
