@@ -18,7 +18,7 @@ const FIRST_REQUEST_GRACE_MS = 1000;
  * 3. every HTTP connection finishes its request and closes;
  * 4. `app.close()`: the realtime gateway closes WebSockets with 1001, then TypeORM closes the database
  *    pool and the Redis connections close;
- * 5. exit 0, or 1 when steps 3-4 outlast SHUTDOWN_TIMEOUT_MS.
+ * 5. exit 0, or 1 when steps 2-4 outlast SHUTDOWN_TIMEOUT_MS.
  */
 @Injectable()
 export class ShutdownSequence implements OnApplicationBootstrap {
