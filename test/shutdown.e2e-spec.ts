@@ -5,7 +5,7 @@ import { buildService, startAppProcess } from './support/app-process.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
-const DRAIN_MS = 1500;
+const DRAIN_MS = 3000;
 
 interface Answer {
   status?: number;
@@ -115,16 +115,17 @@ describe('shutdown: drain, then stop', () => {
     const signalledAt = Date.now();
     process.kill(app.pid, 'SIGTERM');
 
-    // Right after the signal: readiness fails at once, and new connections are still served.
+    // Right after the signal: keep-alive responses say `Connection: close`, readiness fails, and new
+    // connections are still served.
     await new Promise((resolve) => setTimeout(resolve, 100));
+    const onKeptAlive = await send(`${app.url}/api/v1/health/live`, { agent: keepAlive });
+    expect(onKeptAlive).toMatchObject({ status: 200, connection: 'close', body: { code: 200 } });
     const draining = await send(`${app.url}/api/v1/health/ready`);
     expect(draining).toMatchObject({
       status: 500,
       connection: 'close',
       body: { code: 500, message: 'Internal Server Error', data: { details: 'Not ready: draining' } },
     });
-    const onKeptAlive = await send(`${app.url}/api/v1/health/live`, { agent: keepAlive });
-    expect(onKeptAlive).toMatchObject({ status: 200, connection: 'close', body: { code: 200 } });
     const secondHalf = fire(150);
 
     const answers = await Promise.all([...firstHalf, ...secondHalf]);
