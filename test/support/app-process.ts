@@ -1,7 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Env } from '../../src/config/app-config.js';
@@ -26,6 +26,7 @@ let buildDir: string | undefined;
  * building at the same time never run each other's half-written output); the processes run it.
  */
 export function buildService(): void {
+  removeBuildsOfEndedProcesses();
   const outDir = join(ROOT, 'dist', `.test-build-${process.pid}-${randomBytes(4).toString('hex')}`);
   execFileSync(
     process.execPath,
@@ -34,6 +35,25 @@ export function buildService(): void {
   );
   buildDir = outDir;
   process.once('exit', () => rmSync(outDir, { recursive: true, force: true }));
+}
+
+/** Jest may end its workers without an 'exit' event: their builds are removed by the next run. */
+function removeBuildsOfEndedProcesses(): void {
+  const dist = join(ROOT, 'dist');
+  for (const name of existsSync(dist) ? readdirSync(dist) : []) {
+    const pid = /^\.test-build-(\d+)-/.exec(name)?.[1];
+    if (pid !== undefined && !isRunning(Number(pid)))
+      rmSync(join(dist, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The entry point compiled by buildService(). */
