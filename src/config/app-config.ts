@@ -15,6 +15,12 @@ export interface AppConfig {
   databasePoolSize: number;
   migrationsRun: boolean;
   jwt: { secret: string; generated: boolean; expiresInSeconds: number };
+  sessions: {
+    refreshTtlSeconds: number;
+    purgeIntervalSeconds: number;
+    loginMaxFailures: number;
+    loginFailureWindowSeconds: number;
+  };
   admin: { username: string; email: string; password: string } | null;
   throttle: { ttlMs: number; limit: number; authLimit: number };
   pageSizeMax: number;
@@ -179,7 +185,13 @@ export function loadConfig(env: Env): AppConfig {
     jwt: {
       secret: jwtSecret,
       generated,
-      expiresInSeconds: parseDuration(read, 'JWT_EXPIRES_IN', 3600),
+      expiresInSeconds: parseDuration(read, 'JWT_EXPIRES_IN', 900),
+    },
+    sessions: {
+      refreshTtlSeconds: parseDuration(read, 'REFRESH_TOKEN_TTL', 30 * 86400),
+      purgeIntervalSeconds: parseDuration(read, 'SESSION_PURGE_INTERVAL', 3600),
+      loginMaxFailures: read.int('LOGIN_MAX_FAILURES', 5, 1, 1000),
+      loginFailureWindowSeconds: parseDuration(read, 'LOGIN_FAILURE_WINDOW', 900),
     },
     admin:
       adminParts === 3 ? { username: adminUsername!, email: adminEmail!, password: adminPassword! } : null,
