@@ -59,6 +59,41 @@ describe('sessions', () => {
     await t.close();
   });
 
+  it('documents every session endpoint in the OpenAPI document, with its errors', async () => {
+    const doc = (await api().get('/api/docs-json').expect(200)).body;
+    const expected: Array<[string, string, string[]]> = [
+      ['/api/v1/auth/refresh', 'post', ['200', '400', '401', '429', '500']],
+      ['/api/v1/logout', 'post', ['200', '401', '429', '500']],
+      ['/api/v1/sessions', 'get', ['200', '400', '401', '429', '500']],
+      ['/api/v1/sessions', 'delete', ['200', '401', '429', '500']],
+      ['/api/v1/sessions/{id}', 'delete', ['200', '400', '401', '404', '429', '500']],
+      ['/api/v1/me', 'get', ['200', '401', '429', '500']],
+      ['/api/v1/me/password', 'put', ['200', '400', '401', '429', '500']],
+    ];
+    for (const [path, method, codes] of expected) {
+      expect(Object.keys(doc.paths[path]?.[method]?.responses ?? {}).sort()).toEqual(codes);
+    }
+    expect(doc.paths['/api/v1/auth/refresh'].post.security).toBeUndefined();
+    expect(Object.keys(doc.components.schemas.LoginResponseDto.properties).sort()).toEqual([
+      'expires_in',
+      'refresh_expires_in',
+      'refresh_token',
+      'token',
+      'user',
+    ]);
+    expect(doc.components.schemas.SessionResponseDto.required).toEqual(
+      expect.arrayContaining([
+        'id',
+        'created_at',
+        'last_used_at',
+        'expires_at',
+        'user_agent',
+        'ip',
+        'current',
+      ]),
+    );
+  });
+
   describe('login', () => {
     it('creates a session that stores only a hash of the refresh token, with the client and expiry', async () => {
       const account = await createAccount(t);
@@ -133,6 +168,10 @@ describe('sessions', () => {
         // The loser presented a token that had just been rotated: a reuse, so the session ends.
         expect((await sessionRow(sessionIdOf(session.token))).revoked_at).not.toBeNull();
       }
+      // Three at once: still one winner, and every loser gets 401.
+      const session = await loginSession(t, account.username);
+      const answers = await Promise.all([1, 2, 3].map(() => refresh(session.refresh_token)));
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 401, 401]);
     });
 
     it('refuses unknown, malformed, expired and revoked refresh tokens with 401, and a missing one with 400', async () => {
@@ -474,7 +513,7 @@ describe('sessions', () => {
       ['with sub as an array', { sub: 'array' }],
       ['with sub as a number', { sub: 'number' }],
       ['with a leading zero in sub', { sub: 'zero' }],
-    ])('refuses a token %s with 401', async (_case, change) => {
+    ])('refuses a token %s with 401', async (_case, change: Record<string, unknown>) => {
       const id = account.id;
       const subs: Record<string, unknown> = {
         hex: `0x${id.toString(16)}`,

@@ -122,7 +122,8 @@ export class SessionsService {
     if (session.expiresAt <= now) return new UnauthorizedException('Session has expired');
     // The token is the current one, so the account is what failed (deactivated or deleted).
     if (session.refreshTokenHash === hash) return new UnauthorizedException('Token is no longer valid');
-    await this.revoke(session.userId, session.id);
+    // Several replays at once: whichever revokes first, all of them get this answer.
+    await this.revokeIfLive(session.userId, session.id);
     return new UnauthorizedException('Refresh token was already used: the session has been revoked');
   }
 
@@ -150,6 +151,12 @@ export class SessionsService {
 
   /** Revokes one live session of the user; another user's session, like an unknown one, is 404. */
   async revoke(userId: number, sessionId: string): Promise<void> {
+    if (!(await this.revokeIfLive(userId, sessionId))) {
+      throw new NotFoundException(`Session ${sessionId} not found`);
+    }
+  }
+
+  private async revokeIfLive(userId: number, sessionId: string): Promise<boolean> {
     const result = await this.transactions.run((manager) =>
       manager
         .createQueryBuilder()
@@ -159,8 +166,9 @@ export class SessionsService {
         .andWhere('revoked_at IS NULL AND expires_at > :now', { now: new Date() })
         .execute(),
     );
-    if (result.affected === 0) throw new NotFoundException(`Session ${sessionId} not found`);
+    if (result.affected === 0) return false;
     this.announceRevoked({ userId, sessionId, exceptSessionId: null });
+    return true;
   }
 
   /**
