@@ -16,7 +16,6 @@ import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/
 import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
 import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
 import {
-  CLOSE_UNAUTHORIZED,
   errorFrame,
   HARD_MAX_FRAME_BYTES,
   parseClientFrame,
@@ -132,8 +131,7 @@ export class RealtimeGateway
   private refuse(socket: WebSocket, error: unknown): void {
     if (error instanceof UnauthorizedException) {
       this.logger.log({ msg: 'WebSocket refused', reason: error.message });
-      this.send(socket, errorFrame(401, error.message));
-      socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
+      closeUnauthorized(socket, error.message);
     } else {
       this.logger.error({
         msg: 'WebSocket authentication failed',
