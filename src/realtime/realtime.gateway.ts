@@ -15,12 +15,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
 import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
 import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
-import {
-  errorFrame,
-  HARD_MAX_FRAME_BYTES,
-  parseClientFrame,
-  type ServerFrame,
-} from './frames.js';
+import { errorFrame, HARD_MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from './frames.js';
 import { RealtimeFanout } from './realtime-fanout.js';
 
 /** The global prefix does not apply to gateways, so the path is spelled out. */
