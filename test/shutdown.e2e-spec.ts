@@ -5,7 +5,8 @@ import { buildService, startAppProcess } from './support/app-process.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
-const DRAIN_MS = 3000;
+// The default drain: long enough for the checks below even when the machine is very busy.
+const DRAIN_MS = 5000;
 
 interface Answer {
   status?: number;
