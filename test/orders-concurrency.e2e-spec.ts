@@ -35,7 +35,12 @@ describe('orders under concurrency', () => {
     );
 
   beforeAll(async () => {
-    t = await startTestApp(ADMIN_ENV);
+    // 200 orders at once queue for pooled connections: on a busy machine longer than the 5 s default.
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
+      DATABASE_QUERY_TIMEOUT_MS: '60000',
+    });
     admin = await loginAdmin(t);
     buyers = [];
     for (let i = 0; i < 8; i++) buyers.push(await createAccount(t));
