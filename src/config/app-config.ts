@@ -117,9 +117,9 @@ function parseTrustProxy(value: string): boolean | number | string {
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
 
-function adminTrioSetIf(variables: EnvironmentVariables): boolean {
+function anyAdminVariableSet(variables: EnvironmentVariables): boolean {
   return [variables.ADMIN_USERNAME, variables.ADMIN_EMAIL, variables.ADMIN_PASSWORD].some(
-    (v) => v !== undefined,
+    (value) => value !== undefined,
   );
 }
 const adminTrioMessage =
@@ -200,15 +200,15 @@ export class EnvironmentVariables {
   @DurationVariable()
   LOGIN_FAILURE_WINDOW = 900;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_USERNAME?: string;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_EMAIL?: string;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_PASSWORD?: string;
 
