@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, DynamicModule, Logger, Module, ValidationPipe } from '@nestjs/common';
+import { BeforeApplicationShutdown, DynamicModule, Logger, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -7,6 +7,7 @@ import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { RateLimitGuard, throttlerOptions } from './common/rate-limit.js';
 import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
+import { RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -52,15 +53,7 @@ export class AppModule implements BeforeApplicationShutdown {
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        {
-          provide: APP_PIPE,
-          useValue: new ValidationPipe({
-            whitelist: true,
-            forbidNonWhitelisted: true,
-            transform: true,
-            transformOptions: { enableImplicitConversion: false },
-          }),
-        },
+        { provide: APP_PIPE, useValue: new RequestValidationPipe(config.pageSizeMax) },
       ],
     };
   }

@@ -1,22 +1,11 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { IdParamDto } from '../common/id-param.dto.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { fieldError } from '../common/validation.js';
 import {
   CreateOrderDto,
   OrderDetailResponseDto,
@@ -63,7 +52,11 @@ export class OrdersController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponseDto> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new BadRequestException('Idempotency-Key must be 1-128 visible ASCII characters');
+      throw fieldError(
+        'Idempotency-Key',
+        'matches',
+        'Idempotency-Key must be 1-128 visible ASCII characters',
+      );
     }
     const { order, replayed } = await this.orders.create(dto, actor, idempotencyKey);
     if (replayed) response.setHeader('Idempotent-Replayed', 'true');

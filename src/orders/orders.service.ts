@@ -6,6 +6,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { pageWindow } from '../common/pagination.js';
+import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
@@ -46,7 +47,9 @@ export class OrdersService {
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
     if (!this.config.paymentMethods.includes(dto.payment_method)) {
-      throw new BadRequestException(
+      throw fieldError(
+        'payment_method',
+        'isIn',
         `payment_method must be one of: ${this.config.paymentMethods.join(', ')}`,
       );
     }
@@ -151,7 +154,7 @@ export class OrdersService {
   /** An admin moves status and payment_status along the allowed transitions. */
   async updateStatus(id: number, dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
-      throw new BadRequestException('status or payment_status is required');
+      throw fieldError('status', 'required', 'status or payment_status is required');
     }
     return this.changeState(id, {}, (current) =>
       nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
@@ -217,7 +220,9 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
   const merged = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
   const tooMany = merged.find((item) => item.quantity > MAX_QUANTITY);
   if (tooMany !== undefined) {
-    throw new BadRequestException(
+    throw fieldError(
+      'items',
+      'maxQuantity',
       `items: product ${tooMany.productId} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
     );
   }
@@ -226,7 +231,11 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
 
 function replay(order: Order, requestHash: string): CreatedOrder {
   if (order.requestHash !== requestHash) {
-    throw new BadRequestException('Idempotency-Key was already used with a different request');
+    throw fieldError(
+      'Idempotency-Key',
+      'sameRequest',
+      'Idempotency-Key was already used with a different request',
+    );
   }
   return { order: toOrderResponse(order), replayed: true };
 }

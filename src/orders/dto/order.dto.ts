@@ -6,9 +6,8 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsOptional,
+  IsObject,
   IsString,
-  Length,
   Max,
   Min,
   ValidateNested,
@@ -17,6 +16,7 @@ import { PageQueryDto } from '../../common/pagination.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
+import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const MAX_ITEMS = 100;
 export const MAX_QUANTITY = 1000;
@@ -45,13 +45,14 @@ export class CreateOrderDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_ITEMS)
+  @IsObject({ each: true, message: 'each value in items must be an object {product_id, quantity}' })
   @ValidateNested({ each: true })
   @Type(() => OrderItemInputDto)
   items: OrderItemInputDto[];
 
   @ApiProperty({ minLength: 1, maxLength: 255, example: '1 Main St, Springfield' })
   @IsString()
-  @Length(1, 255)
+  @CodePointLength(1, 255)
   shipping_address: string;
 
   @ApiProperty({
@@ -59,25 +60,25 @@ export class CreateOrderDto {
     description: 'One of PAYMENT_METHODS (credit_card, debit_card, paypal, bank_transfer, cash_on_delivery)',
   })
   @IsString()
-  @Length(1, 32)
+  @CodePointLength(1, 32)
   payment_method: string;
 }
 
 export class OrderListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 }
 
 export class UpdateOrderStatusDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES, example: 'paid' })
-  @IsOptional()
+  @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES, example: 'paid' })
-  @IsOptional()
+  @Optional()
   @IsIn(PAYMENT_STATUSES)
   payment_status?: PaymentStatus;
 }

@@ -4,12 +4,9 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
-  MaxLength,
   Min,
   ValidateBy,
   buildMessage,
@@ -17,6 +14,7 @@ import {
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
+import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const PRICE_MAX = 9_999_999.99;
 
@@ -41,13 +39,13 @@ export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$
 export class CreateProductDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Espresso cup' })
   @IsString()
-  @Length(1, 200)
+  @CodePointLength(1, 200)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
-  @IsOptional()
+  @Optional()
   @IsString()
-  @MaxLength(5000)
+  @CodePointLength(0, 5000)
   description?: string;
 
   @ApiProperty({ minimum: 0.01, maximum: PRICE_MAX, example: 19.99, description: 'At most 2 decimal places' })
@@ -57,7 +55,7 @@ export class CreateProductDto {
   price: number;
 
   @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
-  @IsOptional()
+  @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
@@ -70,18 +68,18 @@ export class CreateProductDto {
   category_id: number;
 }
 
-export class UpdateProductDto extends PartialType(CreateProductDto) {
+export class UpdateProductDto extends PartialType(CreateProductDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
     example: '2026/11/9f86d081884c7d65.png',
     description: 'A path returned by POST /upload, or ""',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(IMAGE_PATH, { message: 'image must be a path returned by /upload (YYYY/MM/name.ext) or ""' })
   image?: string;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   is_active?: boolean;
 }
@@ -106,7 +104,7 @@ const ToMoney = () =>
 
 export class ProductListQueryDto extends SearchPageQueryDto {
   @ApiPropertyOptional({ minimum: 1, example: 3 })
-  @IsOptional()
+  @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
@@ -114,27 +112,27 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   category_id?: number;
 
   @ApiPropertyOptional({ minimum: 0, example: 5 })
-  @IsOptional()
+  @Optional()
   @ToMoney()
   @IsMoney()
   @Min(0)
   min_price?: number;
 
   @ApiPropertyOptional({ minimum: 0, example: 50 })
-  @IsOptional()
+  @Optional()
   @ToMoney()
   @IsMoney()
   @Min(0)
   max_price?: number;
 
   @ApiPropertyOptional({ description: 'true: stock > 0; false: stock = 0' })
-  @IsOptional()
+  @Optional()
   @ToBoolean()
   @IsBoolean()
   in_stock?: boolean;
 
   @ApiPropertyOptional({ description: 'Admins only' })
-  @IsOptional()
+  @Optional()
   @ToBoolean()
   @IsBoolean()
   is_active?: boolean;
@@ -144,7 +142,7 @@ export class ProductListQueryDto extends SearchPageQueryDto {
     default: 'id',
     description: 'Field to order by; a leading - sorts descending. Ties are broken by id.',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(PRODUCT_SORTS)
   sort?: ProductSort;
 }
