@@ -3,8 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
 import helmet from 'helmet';
 import { AppModule } from './app.module.js';
+import { checkJsonBody } from './common/json-body.js';
+import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
 
@@ -38,7 +41,8 @@ function buildOpenApiDocument(app: NestExpressApplication) {
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
     logger: createLogger(config),
-    bodyParser: true,
+    // Parsers are mounted below, after the rate limit, so that a body that fails to parse still counts.
+    bodyParser: false,
   });
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
@@ -52,9 +56,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   if (config.corsOrigins !== null) {
     app.enableCors({
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+      exposedHeaders: EXPOSED_HEADERS,
     });
   }
+  app.use(app.get(RateLimiter).middleware());
+  app.use(express.json({ verify: checkJsonBody }));
+  app.use(express.urlencoded({ extended: true }));
   app.setGlobalPrefix(API_PREFIX);
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));

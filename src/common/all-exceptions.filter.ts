@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Envelope, statusMessage } from './envelope.js';
+import { BodyRefusedError } from './json-body.js';
 import { FieldError, ValidationFailedException } from './validation.js';
 
 /** The only codes the API answers with (the specification's set). */
@@ -36,6 +37,7 @@ function toApiCode(status: number): number {
 
 /** Body-parser refusals as a field error on the whole request (field ""). */
 function describeMiddlewareError(error: MiddlewareError): FieldError {
+  if (error instanceof BodyRefusedError) return { field: '', rule: error.rule, message: error.message };
   switch (error.type) {
     case 'entity.parse.failed':
       return { field: '', rule: 'json', message: 'Malformed JSON in request body' };
@@ -69,21 +71,24 @@ interface ErrorData {
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(thrown: unknown, host: ArgumentsHost): void {
+    // Nest wraps errors of Express middleware (body-parser) in an HttpException; the original says more.
+    const exception =
+      thrown instanceof HttpException && isClientMiddlewareError(thrown.cause) ? thrown.cause : thrown;
     if (host.getType() !== 'http') throw exception;
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
 
     let code: number;
     let data: ErrorData;
-    if (exception instanceof HttpException) {
-      code = toApiCode(exception.getStatus());
-      const details = detailsOf(exception);
-      data = code === 400 ? { details, errors: fieldErrorsOf(exception, details) } : { details };
-    } else if (isClientMiddlewareError(exception)) {
+    if (isClientMiddlewareError(exception)) {
       code = 400;
       const error = describeMiddlewareError(exception);
       data = { details: error.message, errors: [error] };
+    } else if (exception instanceof HttpException) {
+      code = toApiCode(exception.getStatus());
+      const details = detailsOf(exception);
+      data = code === 400 ? { details, errors: fieldErrorsOf(exception, details) } : { details };
     } else {
       code = HttpStatus.INTERNAL_SERVER_ERROR;
       data = { details: 'Internal server error' };

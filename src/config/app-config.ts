@@ -16,7 +16,7 @@ export interface AppConfig {
   migrationsRun: boolean;
   jwt: { secret: string; generated: boolean; expiresInSeconds: number };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number };
+  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
   upload: { dir: string; maxBytes: number; allowedTypes: string[] };
@@ -187,6 +187,7 @@ export function loadConfig(env: Env): AppConfig {
       ttlMs: read.int('THROTTLE_TTL_MS', 60_000, 1),
       limit: read.int('THROTTLE_LIMIT', 120, 1),
       authLimit: read.int('THROTTLE_AUTH_LIMIT', 10, 1),
+      filesLimit: read.int('THROTTLE_FILES_LIMIT', 1200, 1),
     },
     pageSizeMax: read.int('PAGE_SIZE_MAX', 100, 1, 10_000),
     paymentMethods: read.list('PAYMENT_METHODS', [

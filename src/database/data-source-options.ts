@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import mysql from 'mysql2';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { CreationTimeSubscriber } from './creation-time.subscriber.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 
@@ -24,7 +25,13 @@ const mysqlDriverInUtc = {
 export function buildDataSourceOptions(
   config: Pick<AppConfig, 'database' | 'databasePoolSize'>,
 ): DataSourceOptions {
-  const common = { entities, migrations, synchronize: false, migrationsTransactionMode: 'each' as const };
+  const common = {
+    entities,
+    migrations,
+    subscribers: [CreationTimeSubscriber],
+    synchronize: false,
+    migrationsTransactionMode: 'each' as const,
+  };
   if (config.database.type === 'sqlite') {
     mkdirSync(dirname(config.database.path), { recursive: true });
     return {

@@ -66,15 +66,11 @@ export class OrdersService {
     let order: Order;
     try {
       order = await this.transactions.run(async (manager) => {
-        const reserved = await this.products.reserveStock(manager, items);
         const now = new Date();
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
           userId: actor.id,
-          totalCents: items.reduce(
-            (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
-            0,
-          ),
+          totalCents: 0,
           status: 'pending',
           paymentStatus: 'pending',
           shippingAddress: dto.shipping_address,
@@ -84,17 +80,18 @@ export class OrdersService {
           createdAt: now,
           updatedAt: now,
         });
-        // Without updateEntity(false) TypeORM would read created_at and updated_at back with a SELECT inside
-        // the transaction, although they were just set here.
-        created.id = insertedId(
-          await manager
-            .createQueryBuilder()
-            .insert()
-            .into(Order)
-            .values(created)
-            .updateEntity(false)
-            .execute(),
+        // With a key, the order row is written first: it claims the key in the unique index, and a concurrent
+        // request with the same key waits on that index entry until this transaction ends (MySQL/MariaDB; on
+        // SQLite transactions run one at a time). It then fails as a duplicate and replays this order, rather
+        // than racing for the stock. Without a key the row is written once, with its total.
+        if (idempotencyKey !== undefined) created.id = await insertOrder(manager, created);
+        const reserved = await this.products.reserveStock(manager, items);
+        created.totalCents = items.reduce(
+          (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
+          0,
         );
+        if (idempotencyKey === undefined) created.id = await insertOrder(manager, created);
+        else await manager.update(Order, { id: created.id }, { totalCents: created.totalCents });
         await manager.insert(
           OrderItem,
           items.map((item) => ({
@@ -209,6 +206,16 @@ export class OrdersService {
     const payload: OrderEventPayload = { userId, order };
     this.events.emit(event, payload);
   }
+}
+
+/**
+ * Inserts an order and gives its id. updateEntity(false): otherwise TypeORM would read created_at and
+ * updated_at back with a SELECT inside the transaction, although they were just set.
+ */
+async function insertOrder(manager: EntityManager, order: Order): Promise<number> {
+  return insertedId(
+    await manager.createQueryBuilder().insert().into(Order).values(order).updateEntity(false).execute(),
+  );
 }
 
 /** Merges repeated products and orders the requests by product id (the locking order). */
