@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     expect(config.database.type === 'sqlite' && config.database.path).toMatch(/data\/commerce\.sqlite$/);
     expect(config.jwt.expiresInSeconds).toBe(3600);
     expect(config.jwt.generated).toBe(true);
-    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10 });
+    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10, filesLimit: 1200 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
     expect(config.upload.allowedTypes).toEqual([
