@@ -7,6 +7,7 @@ import express from 'express';
 import helmet from 'helmet';
 import { AppModule } from './app.module.js';
 import { checkJsonBody } from './common/json-body.js';
+import { addOpenApiComponents } from './common/openapi.js';
 import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
@@ -28,13 +29,20 @@ function buildOpenApiDocument(app: NestExpressApplication) {
     .setTitle('Commerce service API')
     .setDescription(
       'Accounts, catalogue, orders, upload and a WebSocket channel. Every JSON response is the envelope ' +
-        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`.',
+        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`; a 400 also ' +
+        'lists every problem in `data.errors` as `{field, rule, message}`.',
     )
     .setVersion('1.0.0')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addTag('health', 'Liveness')
+    .addTag('auth', 'Registration and login')
+    .addTag('upload', 'Files: upload and fetch')
+    .addTag('users', 'Accounts')
+    .addTag('products', 'Catalogue')
+    .addTag('orders', 'Orders and their lifecycle')
     .build();
-  return SwaggerModule.createDocument(app, options);
+  return addOpenApiComponents(SwaggerModule.createDocument(app, options));
 }
 
 /** Builds the whole HTTP application from a validated configuration; `main.ts` and the tests share it. */

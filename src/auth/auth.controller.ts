@@ -23,7 +23,7 @@ export class AuthController {
       'Other fields optional (default ""). Unknown fields such as `role` are refused.',
   })
   @ApiEnvelope(UserResponseDto, { status: 201, description: 'The new user, with phone and address' })
-  @ApiErrors(400, 429)
+  @ApiErrors(400, 429, { 400: { field: 'username', rule: 'unique', message: 'username is already taken' } })
   register(@Body() dto: RegisterDto): Promise<UserResponseDto> {
     return this.auth.register(dto);
   }
@@ -35,7 +35,10 @@ export class AuthController {
     description: 'Unknown user and wrong password give the same 401. The token lifetime is JWT_EXPIRES_IN.',
   })
   @ApiEnvelope(LoginResponseDto, { description: 'Token and user (without phone and address)' })
-  @ApiErrors(400, 401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'password', rule: 'isString', message: 'password must be a string' },
+    401: 'Invalid username or password',
+  })
   login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
     return this.auth.login(dto);
   }

@@ -5,7 +5,7 @@ import { CodePointLength, fieldError, Optional } from './validation.js';
 
 /** `page` and `page_size`, shared by every list endpoint. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
   @Optional()
   @ToInteger()
   @IsInt()
@@ -13,7 +13,13 @@ export class PageQueryDto {
   @Max(1_000_000)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, default: 10, example: 10, description: 'At most PAGE_SIZE_MAX (100)' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    default: 10,
+    example: 10,
+    description: 'At most PAGE_SIZE_MAX (100)',
+  })
   @Optional()
   @ToInteger()
   @IsInt()

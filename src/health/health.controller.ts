@@ -1,9 +1,14 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { ApiErrors } from '../common/openapi.js';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
+
+export class HealthDto {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+  @ApiProperty({ enum: ['up'], example: 'up' }) database: 'up';
+}
 
 @ApiTags('health')
 @Controller('health')
@@ -12,13 +17,13 @@ export class HealthController {
 
   @Public()
   @Get()
-  @ApiOperation({ summary: 'Liveness and database reachability' })
-  @ApiOkResponse({
-    description: 'The service is up and its database answers',
-    schema: { example: { code: 200, message: 'OK', data: { status: 'ok', database: 'up' } } },
+  @ApiOperation({
+    summary: 'Liveness and database reachability',
+    description: 'An unreachable database is a 500 with details `Database is unreachable`.',
   })
+  @ApiEnvelope(HealthDto, { description: 'The service is up and its database answers' })
   @ApiErrors(429)
-  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+  async check(): Promise<HealthDto> {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -22,13 +22,13 @@ export const MAX_ITEMS = 100;
 export const MAX_QUANTITY = 1000;
 
 export class OrderItemInputDto {
-  @ApiProperty({ example: 12, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 1, minimum: 1, description: 'An id from GET /products' })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   product_id: number;
 
-  @ApiProperty({ example: 2, minimum: 1, maximum: MAX_QUANTITY })
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_QUANTITY })
   @IsInt()
   @Min(1)
   @Max(MAX_QUANTITY)
@@ -84,22 +84,22 @@ export class UpdateOrderStatusDto {
 }
 
 export class OrderResponseDto {
-  @ApiProperty({ example: 41 }) id: number;
+  @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
   @ApiProperty({ example: 60.17 }) total_amount: number;
   @ApiProperty({ enum: ORDER_STATUSES, example: 'pending' }) status: OrderStatus;
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
 export class OrderItemResponseDto {
-  @ApiProperty({ example: 90 }) id: number;
-  @ApiProperty({ example: 12 }) product_id: number;
+  @ApiProperty({ type: 'integer', example: 90 }) id: number;
+  @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ example: 'Espresso cup', description: 'Name when ordered' }) product_name: string;
-  @ApiProperty({ example: 3 }) quantity: number;
+  @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ example: 19.99, description: 'Unit price when ordered' }) price: number;
 }
 

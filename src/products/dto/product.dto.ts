@@ -54,14 +54,14 @@ export class CreateProductDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
   stock?: number;
 
-  @ApiProperty({ minimum: 1, example: 3 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
@@ -103,7 +103,7 @@ const ToMoney = () =>
   );
 
 export class ProductListQueryDto extends SearchPageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, example: 3 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
   @Optional()
   @ToInteger()
   @IsInt()
@@ -111,14 +111,14 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   @Max(2_147_483_647)
   category_id?: number;
 
-  @ApiPropertyOptional({ minimum: 0, example: 5 })
+  @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
   @Optional()
   @ToMoney()
   @IsMoney()
   @Min(0)
   min_price?: number;
 
-  @ApiPropertyOptional({ minimum: 0, example: 50 })
+  @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
   @Optional()
   @ToMoney()
   @IsMoney()
@@ -148,16 +148,16 @@ export class ProductListQueryDto extends SearchPageQueryDto {
 }
 
 export class ProductResponseDto {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ type: 'integer', example: 12 }) id: number;
   @ApiProperty({ example: 'Espresso cup' }) name: string;
   @ApiProperty({ example: 'Porcelain, 90 ml' }) description: string;
   @ApiProperty({ example: 19.99 }) price: number;
-  @ApiProperty({ example: 25 }) stock: number;
-  @ApiProperty({ example: 3 }) category_id: number;
+  @ApiProperty({ type: 'integer', example: 25 }) stock: number;
+  @ApiProperty({ type: 'integer', example: 3 }) category_id: number;
   @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none' }) image: string;
   @ApiProperty({ example: true }) is_active: boolean;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
 export function toProductResponse(product: Product): ProductResponseDto {
