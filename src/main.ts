@@ -1,19 +1,19 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { ConfigError, loadEnvironmentConfig } from './config/app-config.js';
 
 process.env.TZ = 'UTC';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = await loadEnvironmentConfig();
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
   if (config.jwt.generated) {
     logger.warn('JWT_SECRET is not set: using a random per-process secret, tokens end with this process');
   }
-  await app.listen(config.port);
-  logger.log(`Listening on port ${config.port}, database ${config.database.type}`);
+  await app.listen(config.port, config.host);
+  logger.log(`Listening on ${config.host}:${config.port}, database ${config.database.type}`);
 }
 
 bootstrap().catch((error: unknown) => {
