@@ -6,7 +6,7 @@ import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 /** Cases per run; FUZZ_RUNS raises it for a longer search. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 3000);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 
 interface Answer {
   status: number;

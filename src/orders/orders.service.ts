@@ -91,7 +91,14 @@ export class OrdersService {
           0,
         );
         if (idempotencyKey === undefined) created.id = await insertOrder(manager, created);
-        else await manager.update(Order, { id: created.id }, { totalCents: created.totalCents });
+        else {
+          // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
+          await manager.update(
+            Order,
+            { id: created.id },
+            { totalCents: created.totalCents, updatedAt: created.updatedAt },
+          );
+        }
         await manager.insert(
           OrderItem,
           items.map((item) => ({
