@@ -31,7 +31,8 @@ describe('configuration from .env under the process environment (real process)',
       { CORS_ORIGINS: 'https://from-env.example', JWT_SECRET: 'x'.repeat(40) },
       { cwd: dir, host: '127.0.0.2' },
     );
-  });
+    // Building the service takes a while when other test files compile or fuzz at the same time.
+  }, 180_000);
 
   afterAll(async () => {
     await service?.stop();
