@@ -15,6 +15,7 @@ import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
 
@@ -34,6 +35,7 @@ export class AppModule implements BeforeApplicationShutdown {
         RedisModule,
         HealthModule,
         AuthModule,
+        SessionsModule,
         UploadModule,
         UsersModule,
         ProductsModule,

@@ -35,7 +35,9 @@ function send(t: TestApp, method: string, path: string, body: string | null, tok
   });
 }
 
-/** Every endpoint that reads a body or a query; `{id}` is filled with an existing or an arbitrary id. */
+/**
+ * Every endpoint that reads a body or a query (POST /logout and DELETE /sessions are left out: they would end
+ * the sessions whose tokens the run uses); `{id}` is filled with an existing or an arbitrary id. */
 const ENDPOINTS: Array<{ method: string; path: string; body: boolean }> = [
   { method: 'POST', path: '/api/v1/register', body: true },
   { method: 'POST', path: '/api/v1/login', body: true },
@@ -52,6 +54,11 @@ const ENDPOINTS: Array<{ method: string; path: string; body: boolean }> = [
   { method: 'POST', path: '/api/v1/orders/{id}/cancel', body: true },
   { method: 'PATCH', path: '/api/v1/orders/{id}/status', body: true },
   { method: 'GET', path: '/api/v1/health', body: false },
+  { method: 'POST', path: '/api/v1/auth/refresh', body: true },
+  { method: 'GET', path: '/api/v1/me', body: false },
+  { method: 'PUT', path: '/api/v1/me/password', body: true },
+  { method: 'GET', path: '/api/v1/sessions', body: false },
+  { method: 'DELETE', path: '/api/v1/sessions/{id}', body: false },
 ];
 
 /** Values shaped like the real fields, so that the validator's deeper rules are reached too. */

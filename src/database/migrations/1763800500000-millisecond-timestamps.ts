@@ -13,8 +13,8 @@ interface DatetimeColumn {
  * CURRENT_TIMESTAMP default into CURRENT_TIMESTAMP(3); widening keeps every stored value. SQLite stores
  * timestamps as text, so its columns hold what is written: the entities write milliseconds.
  */
-export class MillisecondTimestamps1763800400000 implements MigrationInterface {
-  name = 'MillisecondTimestamps1763800400000';
+export class MillisecondTimestamps1763800500000 implements MigrationInterface {
+  name = 'MillisecondTimestamps1763800500000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     if (queryRunner.connection.driver.options.type !== 'mysql') return;

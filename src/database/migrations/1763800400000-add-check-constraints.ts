@@ -12,8 +12,8 @@ const CHECKS = [
  * (enforced by MariaDB since 10.2 and MySQL since 8.0.16). The statement fails if existing rows break a rule:
  * such rows must be corrected first, never silently changed by a migration.
  */
-export class AddCheckConstraints1763800300000 implements MigrationInterface {
-  name = 'AddCheckConstraints1763800300000';
+export class AddCheckConstraints1763800400000 implements MigrationInterface {
+  name = 'AddCheckConstraints1763800400000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     if (queryRunner.connection.driver.options.type === 'mysql') {
