@@ -3,9 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
+import { checkJsonBody } from './common/json-body.js';
+import { addOpenApiComponents } from './common/openapi.js';
+import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
 
@@ -26,13 +30,20 @@ function buildOpenApiDocument(app: NestExpressApplication) {
     .setTitle('Commerce service API')
     .setDescription(
       'Accounts, catalogue, orders, upload and a WebSocket channel. Every JSON response is the envelope ' +
-        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`.',
+        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`; a 400 also ' +
+        'lists every problem in `data.errors` as `{field, rule, message}`.',
     )
     .setVersion('1.0.0')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addTag('health', 'Liveness')
+    .addTag('auth', 'Registration and login')
+    .addTag('upload', 'Files: upload and fetch')
+    .addTag('users', 'Accounts')
+    .addTag('products', 'Catalogue')
+    .addTag('orders', 'Orders and their lifecycle')
     .build();
-  return SwaggerModule.createDocument(app, options);
+  return addOpenApiComponents(SwaggerModule.createDocument(app, options));
 }
 
 /**
@@ -53,7 +64,8 @@ function configureHttpServer(server: Server, http: AppConfig['http']): void {
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
     logger: createLogger(config),
-    bodyParser: true,
+    // Parsers are mounted below, after the rate limit, so that a body that fails to parse still counts.
+    bodyParser: false,
   });
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
@@ -67,9 +79,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   if (config.corsOrigins !== null) {
     app.enableCors({
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+      exposedHeaders: EXPOSED_HEADERS,
     });
   }
+  app.use(app.get(RateLimiter).middleware());
+  app.use(express.json({ verify: checkJsonBody }));
+  app.use(express.urlencoded({ extended: true }));
   app.setGlobalPrefix(API_PREFIX);
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       loginMaxFailures: 5,
       loginFailureWindowSeconds: 900,
     });
-    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10 });
+    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10, filesLimit: 1200 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
     expect(config.upload.allowedTypes).toEqual([

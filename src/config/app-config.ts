@@ -54,7 +54,7 @@ export interface AppConfig {
     loginFailureWindowSeconds: number;
   };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number };
+  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
   upload: { dir: string; maxBytes: number; allowedTypes: string[] };
@@ -221,6 +221,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1)
   THROTTLE_AUTH_LIMIT = 10;
 
+  @IntegerVariable(1)
+  THROTTLE_FILES_LIMIT = 1200;
+
   @IntegerVariable(1, 10_000)
   PAGE_SIZE_MAX = 100;
 
@@ -341,6 +344,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       ttlMs: variables.THROTTLE_TTL_MS,
       limit: variables.THROTTLE_LIMIT,
       authLimit: variables.THROTTLE_AUTH_LIMIT,
+      filesLimit: variables.THROTTLE_FILES_LIMIT,
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,

@@ -6,6 +6,7 @@ import { EntityManager, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { pageWindow } from '../common/pagination.js';
+import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
@@ -46,7 +47,9 @@ export class OrdersService {
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
     if (!this.config.paymentMethods.includes(dto.payment_method)) {
-      throw new BadRequestException(
+      throw fieldError(
+        'payment_method',
+        'isIn',
         `payment_method must be one of: ${this.config.paymentMethods.join(', ')}`,
       );
     }
@@ -63,15 +66,11 @@ export class OrdersService {
     let order: Order;
     try {
       order = await this.transactions.run(async (manager) => {
-        const reserved = await this.products.reserveStock(manager, items);
         const now = new Date();
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
           userId: actor.id,
-          totalCents: items.reduce(
-            (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
-            0,
-          ),
+          totalCents: 0,
           status: 'pending',
           paymentStatus: 'pending',
           shippingAddress: dto.shipping_address,
@@ -81,17 +80,25 @@ export class OrdersService {
           createdAt: now,
           updatedAt: now,
         });
-        // Without updateEntity(false) TypeORM would read created_at and updated_at back with a SELECT inside
-        // the transaction, although they were just set here.
-        created.id = insertedId(
-          await manager
-            .createQueryBuilder()
-            .insert()
-            .into(Order)
-            .values(created)
-            .updateEntity(false)
-            .execute(),
+        // With a key, the order row is written first: it claims the key in the unique index, and a concurrent
+        // request with the same key waits on that index entry until this transaction ends (MySQL/MariaDB; on
+        // SQLite transactions run one at a time). It then fails as a duplicate and replays this order, rather
+        // than racing for the stock. Without a key the row is written once, with its total.
+        if (idempotencyKey !== undefined) created.id = await insertOrder(manager, created);
+        const reserved = await this.products.reserveStock(manager, items);
+        created.totalCents = items.reduce(
+          (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
+          0,
         );
+        if (idempotencyKey === undefined) created.id = await insertOrder(manager, created);
+        else {
+          // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
+          await manager.update(
+            Order,
+            { id: created.id },
+            { totalCents: created.totalCents, updatedAt: created.updatedAt },
+          );
+        }
         await manager.insert(
           OrderItem,
           items.map((item) => ({
@@ -151,7 +158,7 @@ export class OrdersService {
   /** An admin moves status and payment_status along the allowed transitions. */
   async updateStatus(id: number, dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
-      throw new BadRequestException('status or payment_status is required');
+      throw fieldError('status', 'required', 'status or payment_status is required');
     }
     return this.changeState(id, {}, (current) =>
       nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
@@ -208,6 +215,16 @@ export class OrdersService {
   }
 }
 
+/**
+ * Inserts an order and gives its id. updateEntity(false): otherwise TypeORM would read created_at and
+ * updated_at back with a SELECT inside the transaction, although they were just set.
+ */
+async function insertOrder(manager: EntityManager, order: Order): Promise<number> {
+  return insertedId(
+    await manager.createQueryBuilder().insert().into(Order).values(order).updateEntity(false).execute(),
+  );
+}
+
 /** Merges repeated products and orders the requests by product id (the locking order). */
 function mergeItems(dto: CreateOrderDto): StockRequest[] {
   const quantities = new Map<number, number>();
@@ -217,7 +234,9 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
   const merged = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
   const tooMany = merged.find((item) => item.quantity > MAX_QUANTITY);
   if (tooMany !== undefined) {
-    throw new BadRequestException(
+    throw fieldError(
+      'items',
+      'maxQuantity',
       `items: product ${tooMany.productId} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
     );
   }
@@ -226,7 +245,11 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
 
 function replay(order: Order, requestHash: string): CreatedOrder {
   if (order.requestHash !== requestHash) {
-    throw new BadRequestException('Idempotency-Key was already used with a different request');
+    throw fieldError(
+      'Idempotency-Key',
+      'sameRequest',
+      'Idempotency-Key was already used with a different request',
+    );
   }
   return { order: toOrderResponse(order), replayed: true };
 }
