@@ -19,6 +19,12 @@ const common = {
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
 const needsRedis = ['<rootDir>/test/scale-out.e2e-spec.ts', '<rootDir>/test/redis.e2e-spec.ts'];
 const withoutRedis = !process.env.TEST_REDIS_URL;
+// This one runs Prometheus' `promtool` (Debian package `prometheus`), named by TEST_PROMTOOL (.ci/run sets it).
+const needsPromtool = ['<rootDir>/test/metrics-promtool.e2e-spec.ts'];
+const withoutPromtool = !process.env.TEST_PROMTOOL;
+// These start the service as a process on MySQL/MariaDB: they run when TEST_DATABASE_URL is a mysql:// URL.
+const needsMysql = ['<rootDir>/test/tracing.e2e-spec.ts'];
+const withoutMysql = !/^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
 
 module.exports = {
   maxWorkers: 2,
@@ -30,7 +36,12 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...(withoutRedis ? needsRedis : [])],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...(withoutRedis ? needsRedis : []),
+        ...(withoutPromtool ? needsPromtool : []),
+        ...(withoutMysql ? needsMysql : []),
+      ],
     },
   ],
 };
@@ -39,4 +50,10 @@ if (withoutRedis) {
   console.warn(
     'TEST_REDIS_URL is not set: the Redis and two-instance tests are not run (.ci/run runs them).',
   );
+}
+if (withoutPromtool) {
+  console.warn('TEST_PROMTOOL is not set: the promtool check of /metrics is not run (.ci/run runs it).');
+}
+if (withoutMysql) {
+  console.warn('TEST_DATABASE_URL is not a mysql:// URL: the tracing test is not run (.ci/run runs it).');
 }

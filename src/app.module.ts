@@ -11,6 +11,7 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -31,6 +32,7 @@ export class AppModule implements BeforeApplicationShutdown {
       imports: [
         ConfigModule.register(config),
         DatabaseModule,
+        ObservabilityModule,
         EventEmitterModule.forRoot(),
         RedisModule,
         ThrottlerModule.forRootAsync({

@@ -7,6 +7,7 @@ import helmet from 'helmet';
 import { AppModule } from './app.module.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
+import { installHttpMetrics } from './observability/http-metrics.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -46,6 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // GET whose If-None-Match matched the ETag (which also cost a SHA-1 of every body) or was `*`.
   app.set('etag', false);
   Object.defineProperty(app.getHttpAdapter().getInstance().request, 'fresh', { get: () => false });
+  installHttpMetrics(app, config.metricsPort);
   app.use(requestIdMiddleware);
   // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));

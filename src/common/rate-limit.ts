@@ -1,9 +1,10 @@
-import { ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions } from '@nestjs/throttler';
-import type { ThrottlerLimitDetail } from '@nestjs/throttler';
+import type { ThrottlerLimitDetail, ThrottlerRequest } from '@nestjs/throttler';
 import type { Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
+import { Metrics } from '../observability/metrics.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
@@ -44,9 +45,22 @@ export function throttlerOptions(
   };
 }
 
-/** The throttler guard with a plain `Retry-After` header (seconds) whichever limit was hit. */
+/** The throttler guard with a plain `Retry-After` header (seconds) whichever limit was hit, and a count of refusals. */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  @Inject(Metrics) private readonly metrics: Metrics;
+
+  protected override async handleRequest(request: ThrottlerRequest): Promise<boolean> {
+    try {
+      return await super.handleRequest(request);
+    } catch (error) {
+      if (error instanceof ThrottlerException) {
+        this.metrics.rateLimitRefusals.inc({ limit: request.throttler.name ?? 'default' });
+      }
+      throw error;
+    }
+  }
+
   protected override async throwThrottlingException(
     context: ExecutionContext,
     detail: ThrottlerLimitDetail,

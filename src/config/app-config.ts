@@ -27,6 +27,10 @@ export interface AppConfig {
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
+  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  metricsPort: number | null;
+  /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
+  otlpEndpoint: string | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -226,6 +230,8 @@ export function loadConfig(env: Env): AppConfig {
       'debug',
       'verbose',
     ] as const),
+    metricsPort: read.raw('METRICS_PORT') === undefined ? null : read.int('METRICS_PORT', 0, 0, 65535),
+    otlpEndpoint: read.raw('OTEL_EXPORTER_OTLP_ENDPOINT') ?? null,
   };
 
   if (config.paymentMethods.some((method) => !/^[a-z0-9_]{1,32}$/.test(method))) {
@@ -241,6 +247,15 @@ export function loadConfig(env: Env): AppConfig {
   if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(config.redisKeyPrefix)) {
     read.problems.push(
       `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "${config.redisKeyPrefix}")`,
+    );
+  }
+
+  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) {
+    read.problems.push(`METRICS_PORT must differ from PORT (both ${config.port})`);
+  }
+  if (config.otlpEndpoint !== null && !/^https?:\/\/[^/?#]+/.test(config.otlpEndpoint)) {
+    read.problems.push(
+      `OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "${config.otlpEndpoint}")`,
     );
   }
 

@@ -31,6 +31,9 @@ const SORT_COLUMNS = {
   created_at: 'createdAt',
 } as const;
 
+/** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
+export class InsufficientStockException extends BadRequestException {}
+
 export interface StockRequest {
   productId: number;
   quantity: number;
@@ -211,7 +214,7 @@ export class ProductsService {
     });
     if (product === null) return new BadRequestException(`Product ${productId} not found`);
     if (!product.isActive) return new BadRequestException(`Product ${productId} is not available`);
-    return new BadRequestException(
+    return new InsufficientStockException(
       `Product ${productId} has insufficient stock: requested ${quantity}, available ${product.stock}`,
     );
   }
