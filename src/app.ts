@@ -8,6 +8,7 @@ import { AppModule } from './app.module.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
 import { installHttpMetrics } from './observability/http-metrics.js';
+import { TraceContextLogger } from './observability/trace-context-logger.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -18,7 +19,8 @@ function enabledLevels(level: LogLevelName): LogLevel[] {
 }
 
 export function createLogger(config: AppConfig): ConsoleLogger {
-  return new ConsoleLogger({ json: true, colors: false, logLevels: enabledLevels(config.logLevel) });
+  const options = { json: true, colors: false, logLevels: enabledLevels(config.logLevel) };
+  return config.otlpEndpoint === null ? new ConsoleLogger(options) : new TraceContextLogger(options);
 }
 
 function buildOpenApiDocument(app: NestExpressApplication) {

@@ -1,12 +1,14 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
+import { startTracing } from './observability/tracing.js';
 
 process.env.TZ = 'UTC';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig(process.env);
+  // Tracing patches express, mysql2, ioredis and http as they load: the application is imported after it.
+  if (config.otlpEndpoint !== null) await startTracing(import.meta.url);
+  const [{ Logger }, { createApp }] = await Promise.all([import('@nestjs/common'), import('./app.js')]);
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
   if (config.jwt.generated) {

@@ -32,7 +32,7 @@ function routeTemplate(request: Request): string {
  */
 function httpMetricsMiddleware(metrics: Metrics) {
   const children = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
-  return (request: Request, response: Response, next: NextFunction): void => {
+  return function recordHttpMetrics(request: Request, response: Response, next: NextFunction): void {
     const started = performance.now();
     metrics.requestsInFlight.inc();
     response.once('close', () => {
