@@ -1,11 +1,11 @@
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { ConfigError, loadEnvironmentConfig } from './config/app-config.js';
 import { startTracing } from './observability/tracing.js';
 
 process.env.TZ = 'UTC';
 
 async function bootstrap(): Promise<void> {
-  const config = loadConfig(process.env);
+  const config = await loadEnvironmentConfig();
   // Tracing patches express, mysql2, ioredis and http as they load: the application is imported after it.
   if (config.otlpEndpoint !== null) await startTracing(import.meta.url);
   const [{ Logger }, { createApp }] = await Promise.all([import('@nestjs/common'), import('./app.js')]);
@@ -14,8 +14,8 @@ async function bootstrap(): Promise<void> {
   if (config.jwt.generated) {
     logger.warn('JWT_SECRET is not set: using a random per-process secret, tokens end with this process');
   }
-  await app.listen(config.port);
-  logger.log(`Listening on port ${config.port}, database ${config.database.type}`);
+  await app.listen(config.port, config.host);
+  logger.log(`Listening on ${config.host}:${config.port}, database ${config.database.type}`);
 }
 
 bootstrap().catch((error: unknown) => {

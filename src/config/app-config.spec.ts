@@ -16,6 +16,10 @@ describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
     const config = loadConfig({});
     expect(config.port).toBe(3000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.corsOrigins).toBeNull();
+    expect(config.trustProxy).toBe(false);
+    expect(config.logLevel).toBe('log');
     expect(config.database.type).toBe('sqlite');
     expect(config.database.type === 'sqlite' && config.database.path).toMatch(/data\/commerce\.sqlite$/);
     expect(config.jwt.expiresInSeconds).toBe(3600);
@@ -113,7 +117,11 @@ describe('loadConfig', () => {
     expect(problemsOf({ DATABASE_MIGRATIONS_RUN: 'maybe' })).toContain(
       'DATABASE_MIGRATIONS_RUN must be true or false',
     );
-    expect(problemsOf({ ADMIN_USERNAME: 'root' })).toContain('must be set together');
+    expect(problemsOf({ ADMIN_USERNAME: 'root' })).toBe(
+      'Invalid configuration: ADMIN_EMAIL must be set too: ADMIN_USERNAME, ADMIN_EMAIL and ADMIN_PASSWORD ' +
+        'are set together; ADMIN_PASSWORD must be set too: ADMIN_USERNAME, ADMIN_EMAIL and ADMIN_PASSWORD ' +
+        'are set together',
+    );
     expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).toBe('loopback');
     expect(problemsOf({ REDIS_URL: 'localhost:6379' })).toContain('REDIS_URL must be redis://');
@@ -166,5 +174,44 @@ describe('loadConfig', () => {
     expect(problemsOf({ UPLOAD_ALLOWED_TYPES: 'text/html' })).toContain('UPLOAD_ALLOWED_TYPES must list');
     expect(problemsOf({ UPLOAD_ALLOWED_TYPES: ' , ' })).toContain('UPLOAD_ALLOWED_TYPES must list');
     expect(problemsOf({ UPLOAD_MAX_BYTES: '0' })).toContain('UPLOAD_MAX_BYTES must be an integer from 1');
+  });
+
+  it('treats blank values as unset and trims the others', () => {
+    const config = loadConfig({ PORT: '  ', HOST: ' 127.0.0.1 ', JWT_SECRET: '', LOG_LEVEL: ' debug ' });
+    expect(config.port).toBe(3000);
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.jwt.generated).toBe(true);
+    expect(config.logLevel).toBe('debug');
+    expect(loadConfig({ NODE_ENV: 'test' }).logLevel).toBe('warn');
+  });
+
+  it('reads HOST as the bind address: an IP address or a host name', () => {
+    expect(loadConfig({ HOST: '::' }).host).toBe('::');
+    expect(loadConfig({ HOST: 'localhost' }).host).toBe('localhost');
+    expect(problemsOf({ HOST: 'http://0.0.0.0' })).toBe(
+      'Invalid configuration: HOST must be an IP address or a host name (got "http://0.0.0.0")',
+    );
+  });
+
+  it('accepts in CORS_ORIGINS only exact origins, which is what a browser sends', () => {
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://shop.example,http://localhost:5173,http://[::1]:8080' })
+        .corsOrigins,
+    ).toEqual(['https://shop.example', 'http://localhost:5173', 'http://[::1]:8080']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*');
+    // A trailing slash, a path or upper case never equals an Origin header, so the entry would silently never match.
+    for (const origins of ['http://x/', 'https://shop.example/app', 'https://Shop.example', 'shop.example']) {
+      expect(problemsOf({ CORS_ORIGINS: `https://ok.example, ${origins}` })).toBe(
+        'Invalid configuration: CORS_ORIGINS must be * or origins such as https://shop.example or ' +
+          'http://localhost:5173: scheme://host[:port] in lower case, no path or trailing slash ' +
+          `(got "https://ok.example,${origins}")`,
+      );
+    }
+  });
+
+  it('refuses a list that is empty once blanks are dropped', () => {
+    expect(problemsOf({ PAYMENT_METHODS: ', ,' })).toBe(
+      'Invalid configuration: PAYMENT_METHODS must list at least one payment method (got "")',
+    );
   });
 });

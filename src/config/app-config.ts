@@ -1,6 +1,30 @@
+import { ConfigModule } from '@nestjs/config';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  ArrayNotEmpty,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  isFQDN,
+  isIP,
+  Matches,
+  MinLength,
+  ValidateBy,
+  ValidateIf,
+  validateSync,
+} from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { DETECTABLE_TYPES } from '../upload/file-type.js';
+import {
+  BooleanVariable,
+  DurationVariable,
+  IntegerVariable,
+  ListVariable,
+  OneOfVariable,
+  listMessage,
+  VariableRule,
+} from './variable-rules.js';
 
 export type LogLevelName = 'silent' | 'fatal' | 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 
@@ -8,9 +32,12 @@ export type DatabaseConfig =
   | { type: 'sqlite'; path: string }
   | { type: 'mysql'; url: string; host: string; port: number; database: string };
 
+/** The typed configuration handed to the application (`APP_CONFIG`), built from `EnvironmentVariables`. */
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
+  /** Address the HTTP server binds to. */
+  host: string;
   database: DatabaseConfig;
   databasePoolSize: number;
   migrationsRun: boolean;
@@ -45,73 +72,7 @@ export class ConfigError extends Error {
   }
 }
 
-class EnvReader {
-  readonly problems: string[] = [];
-
-  constructor(private readonly env: Env) {}
-
-  raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
-  }
-
-  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
-      this.problems.push(`${name} must be an integer from ${min} to ${max} (got "${value}")`);
-      return fallback;
-    }
-    return Number(value);
-  }
-
-  bool(name: string, fallback: boolean): boolean {
-    const value = this.raw(name)?.toLowerCase();
-    if (value === undefined) return fallback;
-    if (['true', '1', 'yes'].includes(value)) return true;
-    if (['false', '0', 'no'].includes(value)) return false;
-    this.problems.push(`${name} must be true or false (got "${value}")`);
-    return fallback;
-  }
-
-  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(value)) {
-      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got "${value}")`);
-      return fallback;
-    }
-    return value as T;
-  }
-
-  list(name: string, fallback: string[]): string[] {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    return value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-  }
-}
-
-const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
-
-function parseDuration(reader: EnvReader, name: string, fallback: number): number {
-  const value = reader.raw(name);
-  if (value === undefined) return fallback;
-  const match = /^(\d+)([smhd]?)$/.exec(value);
-  const seconds = match ? Number(match[1]) * DURATION_UNITS[match[2] || 's'] : 0;
-  if (seconds < 1) {
-    reader.problems.push(`${name} must be a positive duration such as 900, 15m, 1h or 7d (got "${value}")`);
-    return fallback;
-  }
-  return seconds;
-}
-
+/** Parses DATABASE_URL; a string result says what is wrong with it. */
 export function parseDatabaseUrl(value: string | undefined): DatabaseConfig | string {
   if (value === undefined) return { type: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
   if (value.startsWith('sqlite:')) {
@@ -119,155 +80,257 @@ export function parseDatabaseUrl(value: string | undefined): DatabaseConfig | st
     let path = value.slice('sqlite:'.length);
     if (path.startsWith('///')) path = path.slice(2);
     else if (path.startsWith('//')) path = path.slice(2);
-    if (path === '' || path === '/')
-      return 'DATABASE_URL sqlite: needs a file path (e.g. sqlite:./data/commerce.sqlite)';
+    if (path === '' || path === '/') return 'sqlite: needs a file path (e.g. sqlite:./data/commerce.sqlite)';
     return { type: 'sqlite', path: isAbsolute(path) ? path : resolve(path) };
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'DATABASE_URL must be sqlite:PATH or mysql://user:password@host:3306/database (not a valid URL)';
+    return 'must be sqlite:PATH or mysql://user:password@host:3306/database (not a valid URL)';
   }
   if (url.protocol !== 'mysql:' && url.protocol !== 'mariadb:') {
-    return `DATABASE_URL scheme must be sqlite: or mysql: (got "${url.protocol}")`;
+    return `scheme must be sqlite: or mysql: (got "${url.protocol}")`;
   }
   const database = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (!url.hostname || !/^[A-Za-z0-9_$-]{1,64}$/.test(database)) {
-    return 'DATABASE_URL must name a host and a database: mysql://user:password@host:3306/database';
+    return 'must name a host and a database: mysql://user:password@host:3306/database';
   }
   const port = url.port === '' ? 3306 : Number(url.port);
   return { type: 'mysql', url: value, host: url.hostname, port, database };
 }
 
-function parseTrustProxy(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === 'false') return false;
+function parseTrustProxy(value: string): boolean | number | string {
+  if (value === 'false') return false;
   if (value === 'true') return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value; // an address list or a preset such as "loopback", passed to Express as is
 }
 
-/** Reads and validates every setting; throws one ConfigError listing all bad variables. */
-export function loadConfig(env: Env): AppConfig {
-  const read = new EnvReader(env);
-  const nodeEnv = read.oneOf('NODE_ENV', 'development', ['development', 'production', 'test'] as const);
+const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
 
-  const database = parseDatabaseUrl(read.raw('DATABASE_URL'));
-  if (typeof database === 'string') read.problems.push(database);
+function adminTrioSetIf(variables: EnvironmentVariables): boolean {
+  return [variables.ADMIN_USERNAME, variables.ADMIN_EMAIL, variables.ADMIN_PASSWORD].some(
+    (v) => v !== undefined,
+  );
+}
+const adminTrioMessage =
+  '$property must be set too: ADMIN_USERNAME, ADMIN_EMAIL and ADMIN_PASSWORD are set together';
 
-  let jwtSecret = read.raw('JWT_SECRET');
-  const generated = jwtSecret === undefined;
-  if (jwtSecret === undefined) {
-    if (nodeEnv === 'production') read.problems.push('JWT_SECRET is required when NODE_ENV=production');
-    jwtSecret = randomBytes(32).toString('base64url');
-  } else if (jwtSecret.length < 32) {
-    read.problems.push('JWT_SECRET must be at least 32 characters long');
-  }
+/**
+ * Every variable the service reads, with its default and its rules. A new setting is a property here plus its
+ * field in `AppConfig` and its line in `toAppConfig`.
+ */
+export class EnvironmentVariables {
+  @OneOfVariable(['development', 'production', 'test'])
+  NODE_ENV: AppConfig['nodeEnv'] = 'development';
 
-  const adminUsername = read.raw('ADMIN_USERNAME');
-  const adminEmail = read.raw('ADMIN_EMAIL');
-  const adminPassword = read.raw('ADMIN_PASSWORD');
-  const adminParts = [adminUsername, adminEmail, adminPassword].filter((part) => part !== undefined).length;
-  if (adminParts > 0 && adminParts < 3) {
-    read.problems.push('ADMIN_USERNAME, ADMIN_EMAIL and ADMIN_PASSWORD must be set together');
-  }
+  @IntegerVariable(0, 65535)
+  PORT = 3000;
 
-  const corsList = read.list('CORS_ORIGINS', []);
+  @VariableRule((host) =>
+    isIP(String(host)) || isFQDN(String(host), { require_tld: false })
+      ? undefined
+      : `must be an IP address or a host name (got "${host}")`,
+  )
+  HOST = '0.0.0.0';
 
-  const config: AppConfig = {
-    nodeEnv,
-    port: read.int('PORT', 3000, 0, 65535),
-    database: typeof database === 'string' ? { type: 'sqlite', path: '' } : database,
-    databasePoolSize: read.int('DATABASE_POOL_SIZE', 10, 1, 1000),
-    migrationsRun: read.bool('DATABASE_MIGRATIONS_RUN', true),
-    jwt: {
-      secret: jwtSecret,
-      generated,
-      expiresInSeconds: parseDuration(read, 'JWT_EXPIRES_IN', 3600),
-    },
-    admin:
-      adminParts === 3 ? { username: adminUsername!, email: adminEmail!, password: adminPassword! } : null,
-    throttle: {
-      ttlMs: read.int('THROTTLE_TTL_MS', 60_000, 1),
-      limit: read.int('THROTTLE_LIMIT', 120, 1),
-      authLimit: read.int('THROTTLE_AUTH_LIMIT', 10, 1),
-    },
-    pageSizeMax: read.int('PAGE_SIZE_MAX', 100, 1, 10_000),
-    paymentMethods: read.list('PAYMENT_METHODS', [
-      'credit_card',
-      'debit_card',
-      'paypal',
-      'bank_transfer',
-      'cash_on_delivery',
-    ]),
-    upload: {
-      dir: resolve(read.string('UPLOAD_DIR', './uploads')),
-      maxBytes: read.int('UPLOAD_MAX_BYTES', 5_242_880, 1),
-      allowedTypes: read
-        .list('UPLOAD_ALLOWED_TYPES', [
-          'image/jpeg',
-          'image/png',
-          'image/gif',
-          'image/webp',
-          'application/pdf',
-        ])
-        .map((type) => type.toLowerCase()),
-    },
-    redisUrl: read.raw('REDIS_URL') ?? null,
-    redisKeyPrefix: read.string('REDIS_KEY_PREFIX', 'commerce:'),
-    ws: {
-      messagesPerSecond: read.int('WS_MESSAGES_PER_SECOND', 10, 1, 10_000),
-      heartbeatMs: read.int('WS_HEARTBEAT_MS', 30_000, 10, 3_600_000),
-    },
-    corsOrigins: corsList.length === 0 ? null : corsList.includes('*') ? '*' : corsList,
-    trustProxy: parseTrustProxy(read.raw('TRUST_PROXY')),
-    logLevel: read.oneOf('LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'log', [
-      'silent',
-      'fatal',
-      'error',
-      'warn',
-      'log',
-      'debug',
-      'verbose',
-    ] as const),
-    metricsPort: read.raw('METRICS_PORT') === undefined ? null : read.int('METRICS_PORT', 0, 0, 65535),
-    otlpEndpoint: read.raw('OTEL_EXPORTER_OTLP_ENDPOINT') ?? null,
-  };
+  @IsOptional()
+  @VariableRule((url) => {
+    const parsed = parseDatabaseUrl(String(url));
+    return typeof parsed === 'string' ? parsed : undefined;
+  })
+  DATABASE_URL?: string;
 
-  if (config.paymentMethods.some((method) => !/^[a-z0-9_]{1,32}$/.test(method))) {
-    read.problems.push(
-      'PAYMENT_METHODS must be a comma-separated list of names of 1-32 characters a-z, 0-9, _',
-    );
-  }
+  @IntegerVariable(1, 1000)
+  DATABASE_POOL_SIZE = 10;
 
-  const redisUrl = config.redisUrl;
-  if (redisUrl !== null && !/^rediss?:\/\/[^/]+/.test(redisUrl)) {
-    read.problems.push(`REDIS_URL must be redis://host:port or rediss://host:port (got "${redisUrl}")`);
-  }
-  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(config.redisKeyPrefix)) {
-    read.problems.push(
-      `REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "${config.redisKeyPrefix}")`,
-    );
-  }
+  @BooleanVariable()
+  DATABASE_MIGRATIONS_RUN = true;
 
-  if (config.metricsPort !== null && config.metricsPort !== 0 && config.metricsPort === config.port) {
-    read.problems.push(`METRICS_PORT must differ from PORT (both ${config.port})`);
-  }
-  if (config.otlpEndpoint !== null && !/^https?:\/\/[^/?#]+/.test(config.otlpEndpoint)) {
-    read.problems.push(
-      `OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "${config.otlpEndpoint}")`,
-    );
-  }
+  @ValidateIf(
+    (variables: EnvironmentVariables) =>
+      variables.NODE_ENV === 'production' || variables.JWT_SECRET !== undefined,
+  )
+  @IsDefined({ message: '$property is required when NODE_ENV=production' })
+  @MinLength(32, { message: '$property must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @DurationVariable()
+  JWT_EXPIRES_IN = 3600;
+
+  @ValidateIf(adminTrioSetIf)
+  @IsDefined({ message: adminTrioMessage })
+  ADMIN_USERNAME?: string;
+
+  @ValidateIf(adminTrioSetIf)
+  @IsDefined({ message: adminTrioMessage })
+  ADMIN_EMAIL?: string;
+
+  @ValidateIf(adminTrioSetIf)
+  @IsDefined({ message: adminTrioMessage })
+  ADMIN_PASSWORD?: string;
+
+  @IntegerVariable(1)
+  THROTTLE_TTL_MS = 60_000;
+
+  @IntegerVariable(1)
+  THROTTLE_LIMIT = 120;
+
+  @IntegerVariable(1)
+  THROTTLE_AUTH_LIMIT = 10;
+
+  @IntegerVariable(1, 10_000)
+  PAGE_SIZE_MAX = 100;
+
+  @ListVariable()
+  @ArrayNotEmpty({ message: listMessage('must list at least one payment method') })
+  @Matches(/^[a-z0-9_]{1,32}$/, {
+    each: true,
+    message: listMessage('must be a comma-separated list of names of 1-32 characters a-z, 0-9, _'),
+  })
+  PAYMENT_METHODS = ['credit_card', 'debit_card', 'paypal', 'bank_transfer', 'cash_on_delivery'];
+
+  UPLOAD_DIR = './uploads';
+
+  @IntegerVariable(1)
+  UPLOAD_MAX_BYTES = 5_242_880;
 
   // The type of an upload is detected from its bytes, so only detectable types can ever be accepted.
-  const undetectable = config.upload.allowedTypes.filter((type) => !DETECTABLE_TYPES.includes(type));
-  if (undetectable.length > 0 || config.upload.allowedTypes.length === 0) {
-    read.problems.push(
-      `UPLOAD_ALLOWED_TYPES must list one or more of ${DETECTABLE_TYPES.join(', ')} ` +
-        `(got "${read.raw('UPLOAD_ALLOWED_TYPES')}")`,
-    );
-  }
+  @ListVariable((type) => type.toLowerCase())
+  @ArrayNotEmpty({ message: listMessage(`must list one or more of ${DETECTABLE_TYPES.join(', ')}`) })
+  @IsIn(DETECTABLE_TYPES as string[], {
+    each: true,
+    message: listMessage(`must list one or more of ${DETECTABLE_TYPES.join(', ')}`),
+  })
+  UPLOAD_ALLOWED_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf'];
 
-  if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return config;
+  @IsOptional()
+  @Matches(/^rediss?:\/\/[^/]+/, {
+    message: '$property must be redis://host:port or rediss://host:port (got "$value")',
+  })
+  REDIS_URL?: string;
+
+  @Matches(/^[A-Za-z0-9:_.-]{1,64}$/, {
+    message: '$property must be 1 to 64 letters, digits or :_.- (got "$value")',
+  })
+  REDIS_KEY_PREFIX = 'commerce:';
+
+  @IntegerVariable(1, 10_000)
+  WS_MESSAGES_PER_SECOND = 10;
+
+  @IntegerVariable(10, 3_600_000)
+  WS_HEARTBEAT_MS = 30_000;
+
+  // The browser's Origin header is scheme://host[:port] exactly: anything else in the list would never match it.
+  @ListVariable()
+  @Matches(new RegExp(`${ORIGIN.source}|^\\*$`), {
+    each: true,
+    message: listMessage(
+      'must be * or origins such as https://shop.example or http://localhost:5173: ' +
+        'scheme://host[:port] in lower case, no path or trailing slash',
+    ),
+  })
+  CORS_ORIGINS: string[] = [];
+
+  @Transform(({ value }) => parseTrustProxy(String(value)))
+  TRUST_PROXY: boolean | number | string = false;
+
+  @IsOptional()
+  @OneOfVariable(LOG_LEVELS)
+  LOG_LEVEL?: LogLevelName;
+
+  @IsOptional()
+  @IntegerVariable(0, 65535)
+  @ValidateBy({
+    name: 'differsFromPort',
+    validator: {
+      validate: (port, args) => port === 0 || port !== (args!.object as EnvironmentVariables).PORT,
+      defaultMessage: (args) => `$property must differ from PORT (both ${args!.value})`,
+    },
+  })
+  METRICS_PORT?: number;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+}
+
+/** Blank values count as unset; the others are trimmed. */
+function setVariables(raw: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(raw)
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1].trim() !== '')
+      .map(([name, value]) => [name, value.trim()]),
+  );
+}
+
+/**
+ * The `validate` function of @nestjs/config: converts and checks every variable, throwing one ConfigError that
+ * names every bad one. Variables it does not declare are kept, so `.env` can carry settings of libraries.
+ */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const variables = plainToInstance(EnvironmentVariables, setVariables(raw));
+  const errors = validateSync(variables, { stopAtFirstError: true });
+  const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return variables;
+}
+
+export function toAppConfig(variables: EnvironmentVariables): AppConfig {
+  const { ADMIN_USERNAME, ADMIN_EMAIL, ADMIN_PASSWORD, CORS_ORIGINS, NODE_ENV } = variables;
+  return {
+    nodeEnv: NODE_ENV,
+    port: variables.PORT,
+    host: variables.HOST,
+    database: parseDatabaseUrl(variables.DATABASE_URL) as DatabaseConfig,
+    databasePoolSize: variables.DATABASE_POOL_SIZE,
+    migrationsRun: variables.DATABASE_MIGRATIONS_RUN,
+    jwt: {
+      secret: variables.JWT_SECRET ?? randomBytes(32).toString('base64url'),
+      generated: variables.JWT_SECRET === undefined,
+      expiresInSeconds: variables.JWT_EXPIRES_IN,
+    },
+    admin:
+      ADMIN_USERNAME && ADMIN_EMAIL && ADMIN_PASSWORD
+        ? { username: ADMIN_USERNAME, email: ADMIN_EMAIL, password: ADMIN_PASSWORD }
+        : null,
+    throttle: {
+      ttlMs: variables.THROTTLE_TTL_MS,
+      limit: variables.THROTTLE_LIMIT,
+      authLimit: variables.THROTTLE_AUTH_LIMIT,
+    },
+    pageSizeMax: variables.PAGE_SIZE_MAX,
+    paymentMethods: variables.PAYMENT_METHODS,
+    upload: {
+      dir: resolve(variables.UPLOAD_DIR),
+      maxBytes: variables.UPLOAD_MAX_BYTES,
+      allowedTypes: variables.UPLOAD_ALLOWED_TYPES,
+    },
+    redisUrl: variables.REDIS_URL ?? null,
+    redisKeyPrefix: variables.REDIS_KEY_PREFIX,
+    ws: { messagesPerSecond: variables.WS_MESSAGES_PER_SECOND, heartbeatMs: variables.WS_HEARTBEAT_MS },
+    corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
+    trustProxy: variables.TRUST_PROXY,
+    logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
+    metricsPort: variables.METRICS_PORT ?? null,
+    otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+  };
+}
+
+/** Validates an environment given as an object (the tests build their configurations this way). */
+export function loadConfig(env: Env): AppConfig {
+  return toAppConfig(validateEnvironment(env));
+}
+
+/**
+ * The configuration the service runs with. @nestjs/config reads `.env` from the working directory when it exists,
+ * the process environment wins over it, and `validateEnvironment` checks the result; the variables from `.env`
+ * are then copied into `process.env` (without overwriting), where libraries that read their own find them.
+ */
+export async function loadEnvironmentConfig(envFilePath = '.env'): Promise<AppConfig> {
+  let variables: EnvironmentVariables | undefined;
+  await ConfigModule.forRoot({ envFilePath, validate: (raw) => (variables = validateEnvironment(raw)) });
+  return toAppConfig(variables!);
 }

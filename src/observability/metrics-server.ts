@@ -25,7 +25,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   async onApplicationBootstrap(): Promise<void> {
     if (this.config.metricsPort === null) return;
     const server = createMetricsServer(this.metrics);
-    server.listen(this.config.metricsPort);
+    server.listen(this.config.metricsPort, this.config.host);
     await once(server, 'listening');
     this.server = server;
     new Logger('Metrics').log(`Metrics on port ${this.port} at /metrics`);

@@ -34,12 +34,20 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts `node dist/src/main.js` as its own OS process and waits until /health answers. */
-export async function startAppProcess(env: Env): Promise<AppProcess> {
+export const MAIN_SCRIPT = join(ROOT, 'dist/src/main.js');
+
+/**
+ * Starts `node dist/src/main.js` as its own OS process and waits until /health answers. `cwd` is where it
+ * looks for `.env`; `host` is where it is reached (its HOST when that is not all interfaces).
+ */
+export async function startAppProcess(
+  env: Env,
+  { cwd = ROOT, host = '127.0.0.1' }: { cwd?: string; host?: string } = {},
+): Promise<AppProcess> {
   const port = await freePort();
   let output = '';
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js'], {
-    cwd: ROOT,
+  const child: ChildProcess = spawn(process.execPath, [MAIN_SCRIPT], {
+    cwd,
     env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'warn', ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,7 +57,7 @@ export async function startAppProcess(env: Env): Promise<AppProcess> {
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${host}:${port}`;
   for (let attempt = 0; ; attempt++) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${output}`);
     try {
