@@ -31,7 +31,7 @@ describe('configuration from .env under the process environment (real process)',
       { CORS_ORIGINS: 'https://from-env.example', JWT_SECRET: 'x'.repeat(40) },
       { cwd: dir, host: '127.0.0.2' },
     );
-  });
+  }, 120_000); // a build and a process start, like the other process tests
 
   afterAll(async () => {
     await service?.stop();
