@@ -405,10 +405,16 @@ async function main() {
   const secret = randomBytes(32).toString('hex');
   const key = createSecretKey(Buffer.from(secret, 'utf8'));
   const tokens = Array.from({ length: DATA_SET.users }, (_, i) =>
-    jwt.sign({ sub: String(i + 1), username: `user${String(i + 1).padStart(4, '0')}`, role: 'user' }, key, {
-      algorithm: 'HS256',
-      expiresIn: '6h',
-    }),
+    jwt.sign(
+      {
+        sub: String(i + 1),
+        sid: prepared.sessionIds[i],
+        username: `user${String(i + 1).padStart(4, '0')}`,
+        role: 'user',
+      },
+      key,
+      { algorithm: 'HS256', expiresIn: '6h' },
+    ),
   );
   const sharedEnv = {
     DATABASE_URL: databaseUrl,

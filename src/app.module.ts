@@ -17,6 +17,7 @@ import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisConnection } from './redis/redis-connection.js';
 import { RedisModule } from './redis/redis.module.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
 
@@ -41,6 +42,7 @@ export class AppModule implements BeforeApplicationShutdown {
         }),
         HealthModule,
         AuthModule,
+        SessionsModule,
         UploadModule,
         UsersModule,
         ProductsModule,

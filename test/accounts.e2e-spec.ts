@@ -156,13 +156,20 @@ describe('accounts', () => {
   });
 
   describe('POST /login', () => {
-    it('returns a token and the user without phone, address or password', async () => {
+    it('returns the seed fields token and user (without phone, address or password) plus the session tokens', async () => {
       await createAccount(t, { username: 'login_user', password: 'login-password' });
       const res = await api()
         .post('/api/v1/login')
         .send({ username: 'LOGIN_USER', password: 'login-password' })
         .expect(200);
-      expect(Object.keys(res.body.data).sort()).toEqual(['token', 'user']);
+      expect(Object.keys(res.body.data).sort()).toEqual([
+        'expires_in',
+        'refresh_expires_in',
+        'refresh_token',
+        'token',
+        'user',
+      ]);
+      expect(res.body.data).toMatchObject({ expires_in: 900, refresh_expires_in: 30 * 86400 });
       expect(Object.keys(res.body.data.user).sort()).toEqual(LIST_FIELDS);
       const [header, payload] = (res.body.data.token as string).split('.');
       expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
@@ -171,8 +178,9 @@ describe('accounts', () => {
         sub: String(res.body.data.user.id),
         username: 'login_user',
         role: 'user',
+        sid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
-      expect(claims.exp - claims.iat).toBe(3600);
+      expect(claims.exp - claims.iat).toBe(900);
       expect(JSON.stringify(res.body)).not.toMatch(/login-password|argon2/);
     });
 

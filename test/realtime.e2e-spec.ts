@@ -165,7 +165,7 @@ describe('realtime: /api/v1/ws', () => {
       const cases: [string | Buffer | object, string][] = [
         ['hello', 'Frame is not valid JSON'],
         ['{"type":"message",', 'Frame is not valid JSON'],
-        [{ type: 'shout', data: { content: 'x' } }, 'Unknown type: expected "message" or "ping"'],
+        [{ type: 'shout', data: { content: 'x' } }, 'Unknown type: expected "message", "ping" or "auth"'],
         [{ content: 'no type' }, 'Frame must be a JSON object with a string "type"'],
         [{ type: 'message', data: { content: '' } }, 'data.content must be 1 to 2000 characters long'],
         [

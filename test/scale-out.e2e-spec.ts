@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { randomBytes, randomInt } from 'node:crypto';
 import request from 'supertest';
-import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { ADMIN_ENV, createAccount, loginAdmin, loginSession, type Account } from './support/accounts.js';
 import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
 import { createProduct } from './support/products.js';
 import { createTestDatabase } from './support/test-app.js';
@@ -152,6 +152,45 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
       'message:last, from A',
     ]);
     expect(contents(await nextFrames(bobOnA, 1))).toEqual(['message:last, from A']);
+  });
+
+  it("closes the user's socket on A within a second of a logout on B, and only that session's", async () => {
+    const session = await loginSession(a, alice.username);
+    const onA = await connect(a, { ...alice, token: session.token });
+    const otherSessionOnA = await connect(a, alice);
+    const since = Date.now();
+    await request(b.url).post('/api/v1/logout').auth(session.token, { type: 'bearer' }).expect(200);
+    expect(await onA.next()).toEqual({
+      type: 'error',
+      data: { code: 401, details: 'Session has been revoked' },
+    });
+    const closed = await onA.closed;
+    expect(closed.code).toBe(4401);
+    expect(Date.now() - since).toBeLessThan(1000);
+    // The revoked token is refused by both instances; the user's other session is untouched.
+    await request(a.url).get('/api/v1/me').auth(session.token, { type: 'bearer' }).expect(401);
+    otherSessionOnA.send({ type: 'ping' });
+    expect((await otherSessionOnA.next()).type).toBe('pong');
+  });
+
+  it('counts failed logins per account across A and B: locked on both after 5, from different addresses', async () => {
+    const account = await createAccount(a);
+    for (let i = 0; i < 5; i += 1) {
+      await request(i % 2 === 0 ? a.url : b.url)
+        .post('/api/v1/login')
+        .set('X-Forwarded-For', `198.51.100.${10 + i}`)
+        .send({ username: account.username, password: 'wrong-password' })
+        .expect(401);
+    }
+    for (const instance of [a, b]) {
+      const res = await request(instance.url)
+        .post('/api/v1/login')
+        .set('X-Forwarded-For', '198.51.100.99')
+        .send({ username: account.username, password: 'password-123' })
+        .expect(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect(await redis.get(`${prefix}login-failures:${account.username.toLowerCase()}`)).toBe('5');
   });
 
   it('refuses with 429 a client that exceeds the rate limit by alternating between A and B', async () => {

@@ -11,13 +11,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { URL } from 'node:url';
 
 const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A Date as the service binds it in its raw statements (`2026-11-22 08:00:00.000`, UTC). */
+const sqlDatetime = (date) => date.toISOString().replace('T', ' ').replace('Z', '');
 const DEFAULT_PAYMENT_METHODS = 'credit_card,debit_card,paypal,bank_transfer,cash_on_delivery';
 
 /** The subset of the service's settings the benchmarked routes use, read from the same variables. */
 export function loadConfig(env = process.env) {
   const secret = env.JWT_SECRET ?? '';
   if (secret.length < 32) throw new Error('JWT_SECRET of at least 32 characters is required');
-  const expires = /^(\d+)([smhd]?)$/.exec(env.JWT_EXPIRES_IN ?? '3600');
+  const expires = /^(\d+)([smhd]?)$/.exec(env.JWT_EXPIRES_IN ?? '900');
   if (!expires) throw new Error('JWT_EXPIRES_IN must be a duration such as 3600 or 1h');
   return {
     port: Number(env.PORT ?? 3000),
@@ -25,6 +29,7 @@ export function loadConfig(env = process.env) {
     poolSize: Number(env.DATABASE_POOL_SIZE ?? 10),
     jwtKey: createSecretKey(Buffer.from(secret, 'utf8')),
     jwtExpiresIn: Number(expires[1]) * DURATION_UNITS[expires[2] || 's'],
+    refreshTtlSeconds: 30 * 86400,
     pageSizeMax: Number(env.PAGE_SIZE_MAX ?? 100),
     paymentMethods: (env.PAYMENT_METHODS ?? DEFAULT_PAYMENT_METHODS).split(',').map((m) => m.trim()),
   };
@@ -187,23 +192,31 @@ export function createHandlers(config, pool) {
   /** Bearer token -> the active user behind it, as the service's JWT guard does (HS256, KeyObject, DB lookup). */
   async function authenticate(header) {
     if (header === undefined) throw unauthorized('Missing bearer token');
-    const match = /(\S+)\s+(\S+)/.exec(header);
-    if (match === null || match[1].toLowerCase() !== 'bearer') throw unauthorized('Invalid bearer token');
+    const match = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i.exec(header);
+    if (match === null) throw unauthorized('Invalid bearer token');
     let claims;
     try {
-      claims = jwt.verify(match[2], config.jwtKey, { algorithms: ['HS256'] });
+      claims = jwt.verify(match[1], config.jwtKey, { algorithms: ['HS256'] });
     } catch (error) {
       throw unauthorized(error.name === 'TokenExpiredError' ? 'Token has expired' : 'Invalid bearer token');
     }
-    const id = Number(claims.sub);
-    const [rows] = Number.isSafeInteger(id)
-      ? await pool.query(
-          'SELECT id, username, role FROM users WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1',
-          [id],
-        )
-      : [[]];
+    if (
+      typeof claims.exp !== 'number' ||
+      typeof claims.sid !== 'string' ||
+      !UUID.test(claims.sid) ||
+      typeof claims.sub !== 'string' ||
+      !/^[1-9][0-9]{0,15}$/.test(claims.sub)
+    ) {
+      throw unauthorized('Invalid token claims');
+    }
+    const [rows] = await pool.query(
+      'SELECT u.id, u.username, u.role FROM sessions s INNER JOIN users u ON u.id = s.user_id ' +
+        'WHERE s.id = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.expires_at > ? ' +
+        'AND u.is_active = 1 AND u.deleted_at IS NULL LIMIT 1',
+      [claims.sid, Number(claims.sub), sqlDatetime(new Date())],
+    );
     if (rows.length === 0) throw unauthorized('Token is no longer valid');
-    return { id: rows[0].id, username: rows[0].username, role: rows[0].role };
+    return { id: rows[0].id, username: rows[0].username, role: rows[0].role, sessionId: claims.sid };
   }
 
   async function getProduct(user, idParam) {
@@ -415,8 +428,25 @@ export function createHandlers(config, pool) {
     const ok = await argon2.verify(user?.password_hash ?? (await decoyHash), password);
     if (!ok || user === undefined) throw unauthorized(BAD_CREDENTIALS);
     if (!user.is_active) throw unauthorized('Account is deactivated');
+    const now = new Date();
+    const sessionId = randomUUID();
+    const secret = randomBytes(32).toString('base64url');
+    await pool.query(
+      'INSERT INTO sessions (id, user_id, refresh_token_hash, created_at, last_used_at, expires_at, user_agent, ip) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      [
+        sessionId,
+        user.id,
+        createHash('sha256').update(secret).digest('hex'),
+        now,
+        now,
+        new Date(now.getTime() + config.refreshTtlSeconds * 1000),
+        '',
+        '',
+      ],
+    );
     const token = jwt.sign(
-      { sub: String(user.id), username: user.username, role: user.role },
+      { sub: String(user.id), sid: sessionId, username: user.username, role: user.role },
       config.jwtKey,
       {
         algorithm: 'HS256',
@@ -425,6 +455,9 @@ export function createHandlers(config, pool) {
     );
     const data = {
       token,
+      expires_in: config.jwtExpiresIn,
+      refresh_token: `${sessionId}.${secret}`,
+      refresh_expires_in: config.refreshTtlSeconds,
       user: {
         id: user.id,
         username: user.username,

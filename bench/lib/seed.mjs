@@ -4,6 +4,7 @@
 import argon2 from 'argon2';
 import mysql from 'mysql2/promise';
 import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { URL } from 'node:url';
 
 export const DATA_SET = { users: 1000, products: 100_000, categories: 50, orders: 20_000 };
@@ -107,7 +108,7 @@ async function seed(connection, log) {
     parallelism: 1,
   });
   await connection.query('SET foreign_key_checks = 0, unique_checks = 0');
-  for (const table of ['order_items', 'orders', 'products', 'users']) {
+  for (const table of ['sessions', 'order_items', 'orders', 'products', 'users']) {
     await connection.query(`TRUNCATE TABLE ${table}`);
   }
 
@@ -255,6 +256,28 @@ export async function resetMutableState(connection) {
   await connection.query(`DELETE FROM order_items WHERE order_id > ${DATA_SET.orders}`);
   await connection.query(`DELETE FROM orders WHERE id > ${DATA_SET.orders}`);
   await connection.query(`UPDATE products SET stock = ${INITIAL_STOCK} WHERE stock <> ${INITIAL_STOCK}`);
+  await connection.query('DELETE FROM sessions');
+}
+
+/** One live session per user, as a login would open it; returns their ids (`sessionIds[i]` of user i + 1). */
+async function createSessions(connection) {
+  const now = new Date();
+  const expires = new Date(now.getTime() + 86400_000);
+  const rows = Array.from({ length: DATA_SET.users }, (_, i) => [
+    randomUUID(),
+    i + 1,
+    createHash('sha256').update(randomBytes(32)).digest('hex'),
+    now,
+    now,
+    expires,
+  ]);
+  await insertRows(
+    connection,
+    'sessions',
+    ['id', 'user_id', 'refresh_token_hash', 'created_at', 'last_used_at', 'expires_at'],
+    rows,
+  );
+  return rows.map((row) => row[0]);
 }
 
 /**
@@ -296,7 +319,8 @@ export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
       log(`Reusing the seeded data set in ${name}`);
     }
     await resetMutableState(connection);
-    return { seeded, seconds: (Date.now() - started) / 1000 };
+    const sessionIds = await createSessions(connection);
+    return { seeded, seconds: (Date.now() - started) / 1000, sessionIds };
   } finally {
     await connection.end();
   }

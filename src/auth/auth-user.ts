@@ -2,16 +2,19 @@ import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/com
 import type { Request } from 'express';
 import type { Role } from '../users/user.entity.js';
 
-/** The authenticated caller, as loaded for each request from the token's subject. */
+/** The authenticated caller, as loaded for each request from the token's subject and session. */
 export interface AuthUser {
   id: number;
   username: string;
   role: Role;
+  /** The session the access token was issued for (its `sid`). */
+  sessionId: string;
 }
 
-/** JWT claims: `sub` is the user id as a string (RFC 7519). */
+/** JWT claims: `sub` is the user id as a string (RFC 7519), `sid` the session id. */
 export interface TokenClaims {
   sub: string;
+  sid: string;
   username: string;
   role: Role;
   iat?: number;
@@ -27,4 +30,12 @@ export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
 export const CurrentUser = createParamDecorator(
   (_data: unknown, context: ExecutionContext): AuthUser =>
     context.switchToHttp().getRequest<Request>().user as AuthUser,
+);
+
+/** Injects the caller's user agent and address (as Express sees it with TRUST_PROXY), recorded with a session. */
+export const RequestClient = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): { userAgent: string; ip: string } => {
+    const request = context.switchToHttp().getRequest<Request>();
+    return { userAgent: request.headers['user-agent'] ?? '', ip: request.ip ?? '' };
+  },
 );

@@ -1,21 +1,24 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
 import { AuthRateLimit } from '../common/rate-limit.js';
+import type { ClientInfo } from '../sessions/sessions.service.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
+import { AuthUser, CurrentUser, RequestClient } from './auth-user.js';
 import { AuthService } from './auth.service.js';
-import { LoginDto, LoginResponseDto } from './dto/login.dto.js';
+import { LoginDto, LoginResponseDto, RefreshDto, TokensDto } from './dto/login.dto.js';
 import { RegisterDto } from './dto/register.dto.js';
+import { LoginLockGuard } from './login-lock.guard.js';
 
 @ApiTags('auth')
-@Public()
-@AuthRateLimit()
 @Controller()
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
   @Post('register')
+  @Public()
+  @AuthRateLimit()
   @ApiOperation({
     summary: 'Create an account (role user)',
     description:
@@ -29,14 +32,52 @@ export class AuthController {
   }
 
   @Post('login')
+  @Public()
+  @AuthRateLimit()
+  @UseGuards(LoginLockGuard)
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Exchange username and password for a bearer token',
-    description: 'Unknown user and wrong password give the same 401. The token lifetime is JWT_EXPIRES_IN.',
+    summary: 'Exchange username and password for a session: access token, refresh token and user',
+    description:
+      'Unknown user and wrong password give the same 401. The access token lives `expires_in` seconds ' +
+      '(JWT_EXPIRES_IN); the refresh token renews it at POST /auth/refresh. After LOGIN_MAX_FAILURES failures ' +
+      'for one username within LOGIN_FAILURE_WINDOW, from any address, that username gets 429 with ' +
+      'Retry-After until the window ends (unknown usernames alike).',
   })
-  @ApiEnvelope(LoginResponseDto, { description: 'Token and user (without phone and address)' })
+  @ApiEnvelope(LoginResponseDto, { description: 'Tokens and user (without phone and address)' })
   @ApiErrors(400, 401, 429)
-  login(@Body() dto: LoginDto): Promise<LoginResponseDto> {
-    return this.auth.login(dto);
+  login(@Body() dto: LoginDto, @RequestClient() client: ClientInfo): Promise<LoginResponseDto> {
+    return this.auth.login(dto, client);
+  }
+
+  @Post('auth/refresh')
+  @Public()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Exchange a refresh token for a new access token and a new refresh token',
+    description:
+      'No bearer token. Each refresh token works once (rotation) and renews the session for REFRESH_TOKEN_TTL. ' +
+      'An already used refresh token revokes its whole session (theft detection); of two concurrent ' +
+      'refreshes with the same token, one succeeds and the other counts as such a reuse. Expired, revoked or ' +
+      'unknown tokens: 401.',
+  })
+  @ApiEnvelope(TokensDto)
+  @ApiErrors(400, 401, 429)
+  refresh(@Body() dto: RefreshDto): Promise<TokensDto> {
+    return this.auth.refresh(dto.refresh_token);
+  }
+
+  @Post('logout')
+  @HttpCode(200)
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: "Revoke the caller's session",
+    description:
+      'Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed.',
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(401, 429)
+  logout(@CurrentUser() user: AuthUser): Promise<void> {
+    return this.auth.logout(user);
   }
 }

@@ -4,10 +4,13 @@ import { PassportModule } from '@nestjs/passport';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
+import { LoginFailures } from './login-failures.js';
+import { MeController } from './me.controller.js';
 
 const jwtKeyProvider = {
   provide: JWT_KEY,
@@ -18,6 +21,7 @@ const jwtKeyProvider = {
 @Module({
   imports: [
     UsersModule,
+    SessionsModule,
     PassportModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG, JWT_KEY],
@@ -29,8 +33,8 @@ const jwtKeyProvider = {
       }),
     }),
   ],
-  controllers: [AuthController],
-  providers: [AuthService, JwtStrategy, jwtKeyProvider],
+  controllers: [AuthController, MeController],
+  providers: [AuthService, JwtStrategy, LoginFailures, jwtKeyProvider],
   exports: [AuthService],
 })
 export class AuthModule {}

@@ -1,53 +1,130 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { type ClientInfo, type IssuedSession, SessionsService } from '../sessions/sessions.service.js';
 import { toUserResponse, UserResponseDto } from '../users/dto/user-response.dto.js';
 import { UsersService } from '../users/users.service.js';
 import type { AuthUser, TokenClaims } from './auth-user.js';
-import type { LoginDto, LoginResponseDto } from './dto/login.dto.js';
+import type { ChangePasswordDto } from './dto/change-password.dto.js';
+import type { LoginDto, LoginResponseDto, TokensDto } from './dto/login.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
+import { LoginFailures } from './login-failures.js';
 import { PasswordHasher } from './password-hasher.js';
 
 const BAD_CREDENTIALS = 'Invalid username or password';
+const INVALID_CLAIMS = 'Invalid token claims';
+/** A user id as a JWT subject: canonical decimal only (no sign, leading zero, space, exponent or hex). */
+const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A caller authenticated by a raw token, with the moment that token expires (ms since the epoch). */
+export interface Authenticated {
+  user: AuthUser;
+  expiresAt: number;
+}
 
 @Injectable()
 export class AuthService {
   constructor(
     private readonly users: UsersService,
+    private readonly sessions: SessionsService,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
+    private readonly failures: LoginFailures,
+    private readonly transactions: TransactionRunner,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async register(dto: RegisterDto): Promise<UserResponseDto> {
     return toUserResponse(await this.users.register(dto), true);
   }
 
-  async login(dto: LoginDto): Promise<LoginResponseDto> {
+  /** LoginLockGuard has already refused a locked account. */
+  async login(dto: LoginDto, client: ClientInfo): Promise<LoginResponseDto> {
     const user = await this.users.findForLogin(dto.username);
     // The same answer (and about the same time) whether the user is unknown or the password wrong.
     if (!(await this.hasher.verify(user?.passwordHash ?? null, dto.password)) || user === null) {
+      await this.failures.recordFailure(dto.username);
       throw new UnauthorizedException(BAD_CREDENTIALS);
     }
     if (!user.isActive) throw new UnauthorizedException('Account is deactivated');
-    const claims: TokenClaims = { sub: String(user.id), username: user.username, role: user.role };
-    return { token: await this.jwt.signAsync(claims), user: toUserResponse(user, false) };
+    await this.failures.reset(dto.username);
+    const issued = await this.sessions.create(
+      { id: user.id, username: user.username, role: user.role },
+      client,
+    );
+    return { ...(await this.tokensFor(issued)), user: toUserResponse(user, false) };
   }
 
-  /** The caller behind verified claims, or 401 when the account is gone or deactivated. */
+  async refresh(refreshToken: string): Promise<TokensDto> {
+    return this.tokensFor(await this.sessions.rotate(refreshToken));
+  }
+
+  logout(user: AuthUser): Promise<void> {
+    return this.sessions.revoke(user.id, user.sessionId);
+  }
+
+  /** Checks the current password like a login (same message, same per-account limit), then ends the other sessions. */
+  async changePassword(user: AuthUser, dto: ChangePasswordDto): Promise<void> {
+    const hash = await this.users.findPasswordHash(user.id);
+    if (hash === null || !(await this.hasher.verify(hash, dto.current_password))) {
+      await this.failures.recordFailure(user.username);
+      throw new UnauthorizedException(BAD_CREDENTIALS);
+    }
+    await this.failures.reset(user.username);
+    const newHash = await this.hasher.hash(dto.new_password);
+    await this.transactions.run(async (manager) => {
+      await this.users.setPasswordHash(manager, user.id, newHash);
+      await this.sessions.revokeAll(manager, user.id, user.sessionId);
+    });
+    this.sessions.announceRevoked({ userId: user.id, sessionId: null, exceptSessionId: user.sessionId });
+  }
+
+  /** The caller behind verified claims, or 401 when the claims are malformed or the session or account ended. */
   async userFromClaims(claims: TokenClaims): Promise<AuthUser> {
-    const id = Number(claims.sub);
-    const user = Number.isSafeInteger(id) ? await this.users.findAuthUser(id) : null;
+    const { sub, sid, exp } = claims as Partial<Record<keyof TokenClaims, unknown>>;
+    if (
+      typeof exp !== 'number' ||
+      typeof sid !== 'string' ||
+      !UUID.test(sid) ||
+      typeof sub !== 'string' ||
+      !CANONICAL_ID.test(sub) ||
+      !Number.isSafeInteger(Number(sub))
+    ) {
+      throw new UnauthorizedException(INVALID_CLAIMS);
+    }
+    const user = await this.sessions.findAuthenticated(Number(sub), sid);
     if (user === null) throw new UnauthorizedException('Token is no longer valid');
     return user;
   }
 
-  /** Verifies a raw token (signature, HS256, expiry) and loads its user; used where there is no HTTP guard. */
-  async authenticate(token: string): Promise<AuthUser> {
+  /** Verifies a raw token (signature, HS256, expiry, claims) and loads its caller; where there is no HTTP guard. */
+  async authenticate(token: string): Promise<Authenticated> {
     let claims: TokenClaims;
     try {
       claims = await this.jwt.verifyAsync<TokenClaims>(token);
     } catch {
       throw new UnauthorizedException('Invalid or expired token');
     }
-    return this.userFromClaims(claims);
+    const user = await this.userFromClaims(claims);
+    return { user, expiresAt: (claims.exp as number) * 1000 };
+  }
+
+  private async tokensFor({ session, user, refreshToken }: IssuedSession): Promise<TokensDto> {
+    const claims: TokenClaims = {
+      sub: String(user.id),
+      sid: session.id,
+      username: user.username,
+      role: user.role,
+    };
+    return {
+      token: await this.jwt.signAsync(claims),
+      expires_in: this.config.jwt.expiresInSeconds,
+      refresh_token: refreshToken,
+      // A refresh sets the session's expiry afresh, so it is always the full lifetime.
+      refresh_expires_in: this.config.sessions.refreshTtlSeconds,
+    };
   }
 }

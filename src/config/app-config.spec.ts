@@ -22,8 +22,14 @@ describe('loadConfig', () => {
     expect(config.logLevel).toBe('log');
     expect(config.database.type).toBe('sqlite');
     expect(config.database.type === 'sqlite' && config.database.path).toMatch(/data\/commerce\.sqlite$/);
-    expect(config.jwt.expiresInSeconds).toBe(3600);
+    expect(config.jwt.expiresInSeconds).toBe(900);
     expect(config.jwt.generated).toBe(true);
+    expect(config.sessions).toEqual({
+      refreshTtlSeconds: 2592000,
+      purgeIntervalSeconds: 3600,
+      loginMaxFailures: 5,
+      loginFailureWindowSeconds: 900,
+    });
     expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
@@ -79,7 +85,7 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ JWT_SECRET: 'short' })).toContain('JWT_SECRET must be at least 32 characters long');
     const config = loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) });
-    expect(config.jwt).toEqual({ secret: 'x'.repeat(32), generated: false, expiresInSeconds: 3600 });
+    expect(config.jwt).toEqual({ secret: 'x'.repeat(32), generated: false, expiresInSeconds: 900 });
   });
 
   it('lists every bad variable at once', () => {
@@ -109,6 +115,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ JWT_EXPIRES_IN: '15m' }).jwt.expiresInSeconds).toBe(900);
     expect(loadConfig({ JWT_EXPIRES_IN: '7d' }).jwt.expiresInSeconds).toBe(604800);
     expect(problemsOf({ JWT_EXPIRES_IN: '1y' })).toContain('JWT_EXPIRES_IN must be a positive duration');
+    expect(loadConfig({ REFRESH_TOKEN_TTL: '7d' }).sessions.refreshTtlSeconds).toBe(604800);
+    expect(problemsOf({ LOGIN_FAILURE_WINDOW: '0' })).toContain(
+      'LOGIN_FAILURE_WINDOW must be a positive duration',
+    );
+    expect(problemsOf({ LOGIN_MAX_FAILURES: '0' })).toContain('LOGIN_MAX_FAILURES must be an integer from 1');
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual([
       'https://a.example',
       'https://b.example',

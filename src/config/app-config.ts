@@ -42,6 +42,12 @@ export interface AppConfig {
   databasePoolSize: number;
   migrationsRun: boolean;
   jwt: { secret: string; generated: boolean; expiresInSeconds: number };
+  sessions: {
+    refreshTtlSeconds: number;
+    purgeIntervalSeconds: number;
+    loginMaxFailures: number;
+    loginFailureWindowSeconds: number;
+  };
   admin: { username: string; email: string; password: string } | null;
   throttle: { ttlMs: number; limit: number; authLimit: number };
   pageSizeMax: number;
@@ -158,7 +164,19 @@ export class EnvironmentVariables {
   JWT_SECRET?: string;
 
   @DurationVariable()
-  JWT_EXPIRES_IN = 3600;
+  JWT_EXPIRES_IN = 900;
+
+  @DurationVariable()
+  REFRESH_TOKEN_TTL = 30 * 86400;
+
+  @DurationVariable()
+  SESSION_PURGE_INTERVAL = 3600;
+
+  @IntegerVariable(1, 1000)
+  LOGIN_MAX_FAILURES = 5;
+
+  @DurationVariable()
+  LOGIN_FAILURE_WINDOW = 900;
 
   @ValidateIf(adminTrioSetIf)
   @IsDefined({ message: adminTrioMessage })
@@ -291,6 +309,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       secret: variables.JWT_SECRET ?? randomBytes(32).toString('base64url'),
       generated: variables.JWT_SECRET === undefined,
       expiresInSeconds: variables.JWT_EXPIRES_IN,
+    },
+    sessions: {
+      refreshTtlSeconds: variables.REFRESH_TOKEN_TTL,
+      purgeIntervalSeconds: variables.SESSION_PURGE_INTERVAL,
+      loginMaxFailures: variables.LOGIN_MAX_FAILURES,
+      loginFailureWindowSeconds: variables.LOGIN_FAILURE_WINDOW,
     },
     admin:
       ADMIN_USERNAME && ADMIN_EMAIL && ADMIN_PASSWORD

@@ -38,3 +38,21 @@ export function timestampColumns(
 export function caseInsensitive(queryRunner: QueryRunner): string | undefined {
   return queryRunner.connection.driver.options.type === 'better-sqlite3' ? 'NOCASE' : undefined;
 }
+
+/** A millisecond timestamp column without a default (the service writes it), in the connection's dialect. */
+export function datetimeColumn(
+  queryRunner: QueryRunner,
+  name: string,
+  options: { nullable: boolean },
+): TableColumnOptions {
+  const sqlite = queryRunner.connection.driver.options.type === 'better-sqlite3';
+  return { name, type: 'datetime', precision: sqlite ? undefined : 3, isNullable: options.nullable };
+}
+
+/**
+ * A Date as the text both databases compare with their datetime columns (`2026-11-22 08:00:00.000`, UTC), for
+ * raw statements: better-sqlite3 cannot bind a Date, and this is how TypeORM stores one on SQLite.
+ */
+export function sqlDatetime(date: Date): string {
+  return date.toISOString().replace('T', ' ').replace('Z', '');
+}

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { WebSocket } from 'ws';
 import type { AuthUser } from '../auth/auth-user.js';
+import type { SessionsRevokedEvent } from '../sessions/session-events.js';
+import { CLOSE_UNAUTHORIZED, errorFrame } from './frames.js';
 
 /** What the gateway keeps about one authenticated connection. */
 export interface Session {
+  /** The caller and the login session of the token in use (replaced by an in-band `auth` frame). */
   user: AuthUser;
+  /** When that token expires; the connection is closed then. */
+  expiryTimer: NodeJS.Timeout | undefined;
   /** Cleared at each heartbeat, set again by the client's pong (or any frame). */
   isAlive: boolean;
   windowStartedAt: number;
@@ -18,7 +23,13 @@ export class ConnectionRegistry {
   private readonly byUser = new Map<number, Set<WebSocket>>();
 
   add(socket: WebSocket, user: AuthUser): Session {
-    const session: Session = { user, isAlive: true, windowStartedAt: 0, framesInWindow: 0 };
+    const session: Session = {
+      user,
+      expiryTimer: undefined,
+      isAlive: true,
+      windowStartedAt: 0,
+      framesInWindow: 0,
+    };
     this.sessions.set(socket, session);
     let sockets = this.byUser.get(user.id);
     if (sockets === undefined) {
@@ -33,6 +44,7 @@ export class ConnectionRegistry {
   remove(socket: WebSocket): Session | undefined {
     const session = this.sessions.get(socket);
     if (session === undefined) return undefined;
+    clearTimeout(session.expiryTimer);
     this.sessions.delete(socket);
     const sockets = this.byUser.get(session.user.id);
     sockets?.delete(socket);
@@ -52,6 +64,16 @@ export class ConnectionRegistry {
     return this.sessions.entries();
   }
 
+  /** Closes (error frame 401, then 4401) this instance's connections of the sessions the event revoked. */
+  closeRevoked(event: SessionsRevokedEvent): void {
+    for (const socket of this.byUser.get(event.userId) ?? []) {
+      const sessionId = this.sessions.get(socket)?.user.sessionId;
+      const revoked =
+        event.sessionId === null ? sessionId !== event.exceptSessionId : sessionId === event.sessionId;
+      if (revoked) closeUnauthorized(socket, 'Session has been revoked');
+    }
+  }
+
   /** Sends an already serialised frame to every connection of this instance. */
   sendToAll(payload: string): void {
     for (const socket of this.sessions.keys()) send(socket, payload);
@@ -65,4 +87,10 @@ export class ConnectionRegistry {
 
 function send(socket: WebSocket, payload: string): void {
   if (socket.readyState === WebSocket.OPEN) socket.send(payload);
+}
+
+/** The protocol's end of an authenticated connection: an error frame 401, then close code 4401. */
+export function closeUnauthorized(socket: WebSocket, details: string): void {
+  send(socket, JSON.stringify(errorFrame(401, details)));
+  socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
 }

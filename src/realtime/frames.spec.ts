@@ -12,6 +12,22 @@ describe('parseClientFrame', () => {
     });
   });
 
+  it('reads an auth frame with a token, and names what is wrong with a bad one', () => {
+    expect(parse({ type: 'auth', data: { token: 'a.b.c' } })).toEqual({
+      frame: { type: 'auth', token: 'a.b.c' },
+    });
+    const badToken = { error: { code: 400, details: 'data.token must be a string of 1 to 4096 characters' } };
+    expect(parse({ type: 'auth', data: { token: '' } })).toEqual(badToken);
+    expect(parse({ type: 'auth', data: { token: 7 } })).toEqual(badToken);
+    expect(parse({ type: 'auth', data: { token: 'x'.repeat(4097) } })).toEqual(badToken);
+    expect(parse({ type: 'auth' })).toEqual({
+      error: { code: 400, details: 'data must be an object with token' },
+    });
+    expect(parse({ type: 'auth', data: { token: 'a', sid: 'b' } })).toEqual({
+      error: { code: 400, details: 'data.sid is not allowed' },
+    });
+  });
+
   it('counts content in characters: 2000 emoji pass, 2001 characters do not, empty does not', () => {
     expect(parse({ type: 'message', data: { content: '😀'.repeat(2000) } })).toEqual({
       frame: { type: 'message', content: '😀'.repeat(2000) },
@@ -29,7 +45,7 @@ describe('parseClientFrame', () => {
     expect(details('{"type":')).toBe('Frame is not valid JSON');
     expect(details('[1,2]')).toBe('Frame must be a JSON object with a string "type"');
     expect(details({ type: 7 })).toBe('Frame must be a JSON object with a string "type"');
-    expect(details({ type: 'shout' })).toBe('Unknown type: expected "message" or "ping"');
+    expect(details({ type: 'shout' })).toBe('Unknown type: expected "message", "ping" or "auth"');
     expect(details({ type: 'ping', extra: true })).toBe(
       'Unknown field "extra": a frame has only type and data',
     );

@@ -5,11 +5,14 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 /** Above this the ws library itself closes the connection with 1009, without reading the frame. */
 export const HARD_MAX_FRAME_BYTES = 1024 * 1024;
 export const MAX_CONTENT_CHARS = 2000;
+/** Longer than any token the service issues. */
+export const MAX_TOKEN_CHARS = 4096;
 
 /** Close codes besides the standard ones (1001 going away, 1009 too big, 1011 server error). */
 export const CLOSE_UNAUTHORIZED = 4401;
 
-export type ClientFrame = { type: 'ping' } | { type: 'message'; content: string };
+export type ClientFrame =
+  { type: 'ping' } | { type: 'message'; content: string } | { type: 'auth'; token: string };
 
 export interface FrameError {
   code: 400 | 401 | 429 | 500;
@@ -22,6 +25,7 @@ export type ServerFrame =
       data: { content: string; timestamp: string; user: { id: number; username: string } };
     }
   | { type: 'pong'; data: { timestamp: string } }
+  | { type: 'auth'; data: { expires_at: string } }
   | { type: 'error'; data: FrameError }
   | { type: 'order.created' | 'order.updated'; data: OrderEventPayload['order'] };
 
@@ -69,8 +73,18 @@ export function parseClientFrame(
       }
       return { frame: { type: 'message', content: data.content } };
     }
+    case 'auth': {
+      const data = parsed.data;
+      if (!isObject(data)) return bad('data must be an object with token');
+      const extra = Object.keys(data).find((key) => key !== 'token');
+      if (extra !== undefined) return bad(`data.${extra} is not allowed`);
+      if (typeof data.token !== 'string' || data.token.length < 1 || data.token.length > MAX_TOKEN_CHARS) {
+        return bad(`data.token must be a string of 1 to ${MAX_TOKEN_CHARS} characters`);
+      }
+      return { frame: { type: 'auth', token: data.token } };
+    }
     default:
-      return bad('Unknown type: expected "message" or "ping"');
+      return bad('Unknown type: expected "message", "ping" or "auth"');
   }
 }
 

@@ -2,15 +2,17 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { RedisConnection } from '../redis/redis-connection.js';
+import type { SessionsRevokedEvent } from '../sessions/session-events.js';
 import { ConnectionRegistry } from './connection-registry.js';
 import type { ServerFrame } from './frames.js';
 
-/** What travels on the Redis channel: a serialised frame and who should get it (null: everyone). */
-interface FanoutEnvelope {
-  origin: string;
-  userId: number | null;
-  payload: string;
-}
+/**
+ * What travels on the Redis channel: a serialised frame and who should get it (null: everyone), or
+ * revoked sessions whose connections every instance closes.
+ */
+type FanoutEnvelope =
+  | { origin: string; userId: number | null; payload: string }
+  | { origin: string; revoked: SessionsRevokedEvent };
 
 /**
  * Delivers server frames to the right connections of every instance. The sending instance delivers to
@@ -60,11 +62,20 @@ export class RealtimeFanout implements OnModuleInit {
     this.deliver(userId, JSON.stringify(frame));
   }
 
+  /** Closes the connections of revoked sessions here and on every other instance. */
+  closeRevoked(event: SessionsRevokedEvent): void {
+    this.registry.closeRevoked(event);
+    this.publish({ origin: this.instanceId, revoked: event });
+  }
+
   private deliver(userId: number | null, payload: string): void {
     this.deliverLocally(userId, payload);
+    this.publish({ origin: this.instanceId, userId, payload });
+  }
+
+  private publish(envelope: FanoutEnvelope): void {
     const client = this.redis.client;
     if (client === null) return;
-    const envelope: FanoutEnvelope = { origin: this.instanceId, userId, payload };
     client.publish(this.channel, JSON.stringify(envelope)).then(
       () => {
         if (this.publishFailing) this.logger.log({ msg: 'Realtime fan-out through Redis resumed' });
@@ -83,11 +94,25 @@ export class RealtimeFanout implements OnModuleInit {
   }
 
   private deliverPublished(message: string): void {
-    let envelope: Partial<FanoutEnvelope> | null = null;
+    let envelope: Record<string, unknown> | null = null;
     try {
-      envelope = JSON.parse(message) as Partial<FanoutEnvelope> | null;
+      envelope = JSON.parse(message) as Record<string, unknown> | null;
     } catch {
       // reported below
+    }
+    if (envelope?.revoked !== undefined) {
+      const revoked = envelope.revoked as Partial<SessionsRevokedEvent> | null;
+      if (
+        typeof envelope.origin !== 'string' ||
+        typeof revoked?.userId !== 'number' ||
+        (revoked.sessionId !== null && typeof revoked.sessionId !== 'string') ||
+        (revoked.exceptSessionId !== null && typeof revoked.exceptSessionId !== 'string')
+      ) {
+        this.logger.warn({ msg: 'Ignored a malformed message on the realtime channel' });
+        return;
+      }
+      if (envelope.origin !== this.instanceId) this.registry.closeRevoked(revoked as SessionsRevokedEvent);
+      return;
     }
     const userId = envelope?.userId;
     if (
@@ -99,7 +124,7 @@ export class RealtimeFanout implements OnModuleInit {
       return;
     }
     if (envelope.origin === this.instanceId) return;
-    this.deliverLocally(userId, envelope.payload);
+    this.deliverLocally(userId as number | null, envelope.payload);
   }
 
   private deliverLocally(userId: number | null, payload: string): void {

@@ -14,14 +14,9 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { Metrics } from '../observability/metrics.js';
 import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
-import { ConnectionRegistry, type Session } from './connection-registry.js';
-import {
-  CLOSE_UNAUTHORIZED,
-  errorFrame,
-  HARD_MAX_FRAME_BYTES,
-  parseClientFrame,
-  type ServerFrame,
-} from './frames.js';
+import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
+import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
+import { errorFrame, HARD_MAX_FRAME_BYTES, parseClientFrame, type ServerFrame } from './frames.js';
 import { RealtimeFanout } from './realtime-fanout.js';
 
 /** The global prefix does not apply to gateways, so the path is spelled out. */
@@ -30,6 +25,8 @@ const CLOSE_GOING_AWAY = 1001;
 const CLOSE_SERVER_ERROR = 1011;
 /** How long shutdown waits for clients to answer the close frame before the sockets are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
+/** Node's timers overflow past this (about 24.8 days) and would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
@@ -80,6 +77,12 @@ export class RealtimeGateway
     }
   }
 
+  /** Logout, password change, admin deactivation, deletion or role change: the sessions' sockets close everywhere. */
+  @OnEvent(SESSIONS_REVOKED)
+  onSessionsRevoked(event: SessionsRevokedEvent): void {
+    this.fanout.closeRevoked(event);
+  }
+
   @OnEvent(ORDER_CREATED)
   onOrderCreated(event: OrderEventPayload): void {
     this.fanout.sendToUser(event.userId, { type: ORDER_CREATED, data: event.order });
@@ -109,9 +112,10 @@ export class RealtimeGateway
     const token = new URL(request.url ?? '/', 'http://localhost').searchParams.get('token');
     try {
       if (!token) throw new UnauthorizedException('Missing token query parameter');
-      const user = await this.auth.authenticate(token);
+      const { user, expiresAt } = await this.auth.authenticate(token);
       if (socket.readyState !== WebSocket.OPEN) return;
       const session = this.registry.add(socket, user);
+      this.closeAtExpiry(socket, session, expiresAt);
       socket.on('message', (data, isBinary) => this.onFrame(socket, session, data, isBinary));
       socket.on('pong', () => (session.isAlive = true));
       this.metrics.websocketConnections.set(this.registry.size);
@@ -126,8 +130,7 @@ export class RealtimeGateway
   private refuse(socket: WebSocket, error: unknown): void {
     if (error instanceof UnauthorizedException) {
       this.logger.log({ msg: 'WebSocket refused', reason: error.message });
-      this.send(socket, errorFrame(401, error.message));
-      socket.close(CLOSE_UNAUTHORIZED, 'Unauthorized');
+      closeUnauthorized(socket, error.message);
     } else {
       this.logger.error({
         msg: 'WebSocket authentication failed',
@@ -158,6 +161,10 @@ export class RealtimeGateway
       this.send(socket, { type: 'error', data: result.error });
       return;
     }
+    if (result.frame.type === 'auth') {
+      void this.reauthenticate(socket, session, result.frame.token);
+      return;
+    }
     const timestamp = new Date().toISOString();
     if (result.frame.type === 'ping') {
       this.send(socket, { type: 'pong', data: { timestamp } });
@@ -168,6 +175,41 @@ export class RealtimeGateway
       type: 'message',
       data: { content: result.frame.content, timestamp, user: { id, username } },
     });
+  }
+
+  /**
+   * An in-band `auth` frame: a fresh token of the same user replaces the connection's token, and with it
+   * the expiry (and the session, after a new login). A token that fails leaves the connection as it was.
+   */
+  private async reauthenticate(socket: WebSocket, session: Session, token: string): Promise<void> {
+    try {
+      const { user, expiresAt } = await this.auth.authenticate(token);
+      if (user.id !== session.user.id) throw new UnauthorizedException('Token belongs to another user');
+      if (socket.readyState !== WebSocket.OPEN) return;
+      session.user = user;
+      this.closeAtExpiry(socket, session, expiresAt);
+      this.send(socket, { type: 'auth', data: { expires_at: new Date(expiresAt).toISOString() } });
+    } catch (error) {
+      if (!(error instanceof UnauthorizedException)) {
+        this.logger.error({ msg: 'WebSocket re-authentication failed', error: (error as Error).stack });
+      }
+      const details = error instanceof UnauthorizedException ? error.message : 'Internal server error';
+      this.send(socket, errorFrame(error instanceof UnauthorizedException ? 401 : 500, details));
+    }
+  }
+
+  private closeAtExpiry(socket: WebSocket, session: Session, expiresAt: number): void {
+    clearTimeout(session.expiryTimer);
+    const left = expiresAt - Date.now();
+    if (left <= 0) {
+      closeUnauthorized(socket, 'Token has expired');
+      return;
+    }
+    session.expiryTimer = setTimeout(
+      () => this.closeAtExpiry(socket, session, expiresAt),
+      Math.min(left, MAX_TIMER_MS),
+    );
+    session.expiryTimer.unref();
   }
 
   /** Terminates connections that did not answer the previous ping, then pings the others. */

@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PasswordHasher } from '../auth/password-hasher.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
 import { User } from './user.entity.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([User])],
+  imports: [TypeOrmModule.forFeature([User]), SessionsModule],
   controllers: [UsersController],
   providers: [UsersService, PasswordHasher],
   exports: [UsersService, PasswordHasher],

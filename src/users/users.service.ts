@@ -8,7 +8,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import type { RegisterDto } from '../auth/dto/register.dto.js';
@@ -18,13 +18,10 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
+import { SessionsService } from '../sessions/sessions.service.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
 import { Role, User } from './user.entity.js';
-
-// `is_active = 1` matches how both SQLite and MySQL store a true boolean.
-const AUTH_USER_SQL =
-  'SELECT id, username, role FROM users WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1';
 
 @Injectable()
 export class UsersService implements OnApplicationBootstrap {
@@ -34,6 +31,7 @@ export class UsersService implements OnApplicationBootstrap {
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
+    private readonly sessions: SessionsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -99,16 +97,18 @@ export class UsersService implements OnApplicationBootstrap {
       .getOne();
   }
 
-  /**
-   * For every authenticated request: the caller if the account still exists and is active. The service's most
-   * frequent query, so it is one fixed statement rather than a find() that TypeORM would build and hydrate
-   * into an entity on every call (a third of the query's CPU cost, docs/benchmarks.md).
-   */
-  async findAuthUser(id: number): Promise<AuthUser | null> {
-    const rows: AuthUser[] = await this.users.query(AUTH_USER_SQL, [id]);
-    return rows.length === 0
-      ? null
-      : { id: Number(rows[0].id), username: rows[0].username, role: rows[0].role };
+  /** The password hash of an existing account, or null. */
+  async findPasswordHash(id: number): Promise<string | null> {
+    const user = await this.users
+      .createQueryBuilder('u')
+      .select(['u.id', 'u.passwordHash'])
+      .where('u.id = :id', { id })
+      .getOne();
+    return user?.passwordHash ?? null;
+  }
+
+  async setPasswordHash(manager: EntityManager, id: number, passwordHash: string): Promise<void> {
+    await manager.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
   }
 
   async list(query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
@@ -150,20 +150,31 @@ export class UsersService implements OnApplicationBootstrap {
       isActive: dto.is_active,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    const result = await this.users.update(
-      { id, deletedAt: IsNull() },
-      { ...defined, updatedAt: new Date() },
-    );
-    if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
+    // Deactivation and a change of role end the user's sessions; reactivation revives none of them.
+    const endsSessions = await this.transactions.run(async (manager) => {
+      const before = await manager.findOne(User, { select: { id: true, role: true }, where: { id } });
+      const result = await manager.update(
+        User,
+        { id, deletedAt: IsNull() },
+        { ...defined, updatedAt: new Date() },
+      );
+      if (result.affected === 0 || before === null) throw new NotFoundException(`User ${id} not found`);
+      const ends = dto.is_active === false || (dto.role !== undefined && dto.role !== before.role);
+      if (ends) await this.sessions.revokeAll(manager, id, null);
+      return ends;
+    });
+    if (endsSessions) this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
     return toUserResponse(await this.findOrFail(id), true);
   }
 
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    const result = await this.transactions.run((manager) =>
-      manager.softDelete(User, { id, deletedAt: IsNull() }),
-    );
-    if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
+    await this.transactions.run(async (manager) => {
+      const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
+      if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
+      await this.sessions.revokeAll(manager, id, null);
+    });
+    this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
   }
 
   private async findOrFail(id: number): Promise<User> {

@@ -66,3 +66,26 @@ export function forgeToken(
   const digest = alg === 'HS256' ? 'sha256' : 'sha512';
   return `${head}.${createHmac(digest, secret).update(head).digest('base64url')}`;
 }
+
+export interface LoginResult {
+  token: string;
+  expires_in: number;
+  refresh_token: string;
+  refresh_expires_in: number;
+  user: { id: number; username: string };
+}
+
+/** Logs in and returns the whole login response (tokens of a new session and the user). */
+export async function loginSession(
+  t: Pick<TestApp, 'url'>,
+  username: string,
+  password = 'password-123',
+): Promise<LoginResult> {
+  const res = await request(t.url).post('/api/v1/login').send({ username, password }).expect(200);
+  return res.body.data as LoginResult;
+}
+
+/** The `sid` claim of an access token. */
+export function sessionIdOf(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid as string;
+}

@@ -14,13 +14,41 @@ export class LoginDto {
   password: string;
 }
 
-export class LoginResponseDto {
+export class RefreshDto {
+  @ApiProperty({
+    example: '0b5e7a52-3f0c-4c57-9d1e-6a3a8f1c2d4e.Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgb25seQ',
+    description: 'The refresh token of the last login or refresh',
+  })
+  @IsString()
+  @Length(1, 200)
+  refresh_token: string;
+}
+
+/** The tokens of a login or a refresh. */
+export class TokensDto {
   @ApiProperty({
     example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9…',
     description: 'HS256 JWT for Authorization: Bearer',
   })
   token: string;
 
+  @ApiProperty({ example: 900, description: 'Seconds until the access token expires (JWT_EXPIRES_IN)' })
+  expires_in: number;
+
+  @ApiProperty({
+    example: '0b5e7a52-3f0c-4c57-9d1e-6a3a8f1c2d4e.Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgb25seQ',
+    description: 'Opaque; exchange it at POST /auth/refresh. Each one works once.',
+  })
+  refresh_token: string;
+
+  @ApiProperty({
+    example: 2592000,
+    description: 'Seconds until the session ends unless refreshed before (REFRESH_TOKEN_TTL)',
+  })
+  refresh_expires_in: number;
+}
+
+export class LoginResponseDto extends TokensDto {
   @ApiProperty({ type: UserResponseDto, description: 'Without phone and address' })
   user: UserResponseDto;
 }

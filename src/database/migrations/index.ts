@@ -2,10 +2,12 @@ import type { MigrationInterface } from 'typeorm';
 import { CreateUsers1763800000000 } from './1763800000000-create-users.js';
 import { CreateProducts1763800100000 } from './1763800100000-create-products.js';
 import { CreateOrders1763800200000 } from './1763800200000-create-orders.js';
+import { CreateSessions1763800300000 } from './1763800300000-create-sessions.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
   CreateUsers1763800000000,
   CreateProducts1763800100000,
   CreateOrders1763800200000,
+  CreateSessions1763800300000,
 ];

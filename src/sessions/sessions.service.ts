@@ -1,0 +1,217 @@
+import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectRepository } from '@nestjs/typeorm';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { EntityManager, Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { PageQueryDto, pageWindow } from '../common/pagination.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { sqlDatetime } from '../database/timestamps.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { SessionResponseDto, toSessionResponse } from './dto/session.dto.js';
+import { SESSIONS_REVOKED, type SessionsRevokedEvent } from './session-events.js';
+import { Session } from './session.entity.js';
+
+/**
+ * The per-request authentication: the caller if the token's session is live and its user active, in one
+ * statement (both primary-key lookups). `is_active = 1` matches how SQLite and MySQL store a true boolean.
+ */
+export const AUTHENTICATED_USER_SQL =
+  'SELECT u.id, u.username, u.role FROM sessions s INNER JOIN users u ON u.id = s.user_id ' +
+  'WHERE s.id = ? AND s.user_id = ? AND s.revoked_at IS NULL AND s.expires_at > ? ' +
+  'AND u.is_active = 1 AND u.deleted_at IS NULL LIMIT 1';
+
+/** A refresh token is `<session id>.<43 characters: 256 random bits, base64url>`. */
+const REFRESH_TOKEN = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([A-Za-z0-9_-]{43})$/;
+
+export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
+
+export interface ClientInfo {
+  userAgent: string;
+  ip: string;
+}
+
+export interface IssuedSession {
+  session: Session;
+  user: AuthUser;
+  refreshToken: string;
+}
+
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+function newSecret(): { secret: string; hash: string } {
+  const secret = randomBytes(32).toString('base64url');
+  return { secret, hash: hashSecret(secret) };
+}
+
+@Injectable()
+export class SessionsService {
+  constructor(
+    @InjectRepository(Session) private readonly sessions: Repository<Session>,
+    private readonly transactions: TransactionRunner,
+    private readonly events: EventEmitter2,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Opens a session for a user who has just proved their password; returns its first refresh token. */
+  async create(user: Omit<AuthUser, 'sessionId'>, client: ClientInfo): Promise<IssuedSession> {
+    const now = new Date();
+    const { secret, hash } = newSecret();
+    const session = this.sessions.create({
+      id: randomUUID(),
+      userId: user.id,
+      refreshTokenHash: hash,
+      createdAt: now,
+      lastUsedAt: now,
+      expiresAt: this.expiryFrom(now),
+      revokedAt: null,
+      userAgent: client.userAgent.slice(0, 255),
+      ip: client.ip.slice(0, 45),
+    });
+    await this.transactions.run((manager) => manager.insert(Session, session));
+    return { session, user: { ...user, sessionId: session.id }, refreshToken: `${session.id}.${secret}` };
+  }
+
+  /** For every authenticated request: the caller, or null when the session or the account is no longer valid. */
+  async findAuthenticated(userId: number, sessionId: string): Promise<AuthUser | null> {
+    const rows: AuthUser[] = await this.sessions.query(AUTHENTICATED_USER_SQL, [
+      sessionId,
+      userId,
+      sqlDatetime(new Date()),
+    ]);
+    if (rows.length === 0) return null;
+    return { id: Number(rows[0].id), username: rows[0].username, role: rows[0].role, sessionId };
+  }
+
+  /**
+   * Exchanges a refresh token for the session's next one. The swap is one conditional UPDATE, so of two
+   * requests with the same token exactly one wins. A token that no longer matches a live session is a
+   * replay of a rotated token (only the session's holder knows its id): the whole session is revoked.
+   */
+  async rotate(refreshToken: string): Promise<IssuedSession> {
+    const match = REFRESH_TOKEN.exec(refreshToken);
+    if (match === null) throw new UnauthorizedException(INVALID_REFRESH_TOKEN);
+    const [, sessionId, secret] = match;
+    const now = new Date();
+    const next = newSecret();
+    const expiresAt = this.expiryFrom(now);
+    const rotated = await this.transactions.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(Session)
+        .set({ refreshTokenHash: next.hash, lastUsedAt: now, expiresAt })
+        .where('id = :sessionId AND refresh_token_hash = :hash', { sessionId, hash: hashSecret(secret) })
+        .andWhere('revoked_at IS NULL AND expires_at > :now', { now })
+        .andWhere(
+          'EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.is_active = 1 AND u.deleted_at IS NULL)',
+        )
+        .execute(),
+    );
+    const session = await this.sessions.findOneBy({ id: sessionId });
+    if (session === null) throw new UnauthorizedException(INVALID_REFRESH_TOKEN);
+    if (rotated.affected !== 1) throw await this.refusal(session, hashSecret(secret), now);
+    const user = await this.findAuthenticated(session.userId, session.id);
+    if (user === null) throw new UnauthorizedException('Token is no longer valid');
+    return { session, user, refreshToken: `${session.id}.${next.secret}` };
+  }
+
+  private async refusal(session: Session, hash: string, now: Date): Promise<UnauthorizedException> {
+    if (session.revokedAt !== null) return new UnauthorizedException('Session has been revoked');
+    if (session.expiresAt <= now) return new UnauthorizedException('Session has expired');
+    // The token is the current one, so the account is what failed (deactivated or deleted).
+    if (session.refreshTokenHash === hash) return new UnauthorizedException('Token is no longer valid');
+    // Several replays at once: whichever revokes first, all of them get this answer.
+    await this.revokeIfLive(session.userId, session.id);
+    return new UnauthorizedException('Refresh token was already used: the session has been revoked');
+  }
+
+  /** The caller's live sessions, the most recently used first. */
+  async list(user: AuthUser, query: PageQueryDto): Promise<Paginated<SessionResponseDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const [sessions, total] = await this.sessions
+      .createQueryBuilder('s')
+      .where('s.userId = :userId AND s.revokedAt IS NULL AND s.expiresAt > :now', {
+        userId: user.id,
+        now: new Date(),
+      })
+      .orderBy('s.lastUsedAt', 'DESC')
+      .addOrderBy('s.id', 'ASC')
+      .skip(skip)
+      .take(pageSize)
+      .getManyAndCount();
+    return new Paginated(
+      sessions.map((session) => toSessionResponse(session, session.id === user.sessionId)),
+      total,
+      page,
+      pageSize,
+    );
+  }
+
+  /** Revokes one live session of the user; another user's session, like an unknown one, is 404. */
+  async revoke(userId: number, sessionId: string): Promise<void> {
+    if (!(await this.revokeIfLive(userId, sessionId))) {
+      throw new NotFoundException(`Session ${sessionId} not found`);
+    }
+  }
+
+  private async revokeIfLive(userId: number, sessionId: string): Promise<boolean> {
+    const result = await this.transactions.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .update(Session)
+        .set({ revokedAt: new Date() })
+        .where('id = :sessionId AND user_id = :userId', { sessionId, userId })
+        .andWhere('revoked_at IS NULL AND expires_at > :now', { now: new Date() })
+        .execute(),
+    );
+    if (result.affected === 0) return false;
+    this.announceRevoked({ userId, sessionId, exceptSessionId: null });
+    return true;
+  }
+
+  /**
+   * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction; the caller
+   * calls announceRevoked() once it has committed. Returns how many were revoked.
+   */
+  async revokeAll(manager: EntityManager, userId: number, exceptSessionId: string | null): Promise<number> {
+    const update = manager
+      .createQueryBuilder()
+      .update(Session)
+      .set({ revokedAt: new Date() })
+      .where('user_id = :userId AND revoked_at IS NULL', { userId });
+    if (exceptSessionId !== null) update.andWhere('id <> :exceptSessionId', { exceptSessionId });
+    return (await update.execute()).affected ?? 0;
+  }
+
+  /** Revokes all the caller's other sessions. */
+  async revokeOthers(user: AuthUser): Promise<number> {
+    const revoked = await this.transactions.run((manager) =>
+      this.revokeAll(manager, user.id, user.sessionId),
+    );
+    this.announceRevoked({ userId: user.id, sessionId: null, exceptSessionId: user.sessionId });
+    return revoked;
+  }
+
+  announceRevoked(event: SessionsRevokedEvent): void {
+    this.events.emit(SESSIONS_REVOKED, event);
+  }
+
+  /** Deletes expired sessions: one conditional statement, harmless when several instances run it at once. */
+  async purgeExpired(): Promise<number> {
+    const result = await this.transactions.run((manager) =>
+      manager
+        .createQueryBuilder()
+        .delete()
+        .from(Session)
+        .where('expires_at <= :now', { now: new Date() })
+        .execute(),
+    );
+    return result.affected ?? 0;
+  }
+
+  private expiryFrom(now: Date): Date {
+    return new Date(now.getTime() + this.config.sessions.refreshTtlSeconds * 1000);
+  }
+}
