@@ -12,6 +12,7 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
         ConfigModule.register(config),
         LifecycleModule,
         DatabaseModule,
+        ObservabilityModule,
         EventEmitterModule.forRoot(),
         RedisModule,
         HealthModule,

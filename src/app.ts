@@ -12,6 +12,8 @@ import { addOpenApiComponents } from './common/openapi.js';
 import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
+import { installHttpMetrics } from './observability/http-metrics.js';
+import { TraceContextLogger } from './observability/trace-context-logger.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -22,7 +24,8 @@ function enabledLevels(level: LogLevelName): LogLevel[] {
 }
 
 export function createLogger(config: AppConfig): ConsoleLogger {
-  return new ConsoleLogger({ json: true, colors: false, logLevels: enabledLevels(config.logLevel) });
+  const options = { json: true, colors: false, logLevels: enabledLevels(config.logLevel) };
+  return config.otlpEndpoint === null ? new ConsoleLogger(options) : new TraceContextLogger(options);
 }
 
 function buildOpenApiDocument(app: NestExpressApplication) {
@@ -73,6 +76,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // GET whose If-None-Match matched the ETag (which also cost a SHA-1 of every body) or was `*`.
   app.set('etag', false);
   Object.defineProperty(app.getHttpAdapter().getInstance().request, 'fresh', { get: () => false });
+  installHttpMetrics(app, config.metricsPort);
   app.use(requestIdMiddleware);
   // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));

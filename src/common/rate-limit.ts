@@ -5,6 +5,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { Metrics } from '../observability/metrics.js';
 import { RedisConnection } from '../redis/redis-connection.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
@@ -46,6 +47,7 @@ export class RateLimiter {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     redis: RedisConnection,
+    private readonly metrics: Metrics,
   ) {
     this.storage =
       redis.client === null
@@ -75,6 +77,7 @@ export class RateLimiter {
     response.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
     response.setHeader('X-RateLimit-Reset', String(record.timeToExpire));
     if (!record.isBlocked) return null;
+    this.metrics.rateLimitRefusals.inc({ limit: bucket });
     const retryAfter = Math.max(1, record.timeToBlockExpire);
     response.setHeader('Retry-After', String(retryAfter));
     return new ThrottlerException(

@@ -172,6 +172,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT, both off by default', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: null, otlpEndpoint: null });
+    expect(
+      loadConfig({ METRICS_PORT: '9464', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toMatchObject({ metricsPort: 9464, otlpEndpoint: 'http://collector:4318' });
+    expect(problemsOf({ METRICS_PORT: 'x' })).toContain(
+      'METRICS_PORT must be an integer from 0 to 65535 (got "x")',
+    );
+    expect(problemsOf({ PORT: '8080', METRICS_PORT: '8080' })).toContain(
+      'METRICS_PORT must differ from PORT (both 8080)',
+    );
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toContain(
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "collector:4318")',
+    );
+  });
+
   it('accepts in UPLOAD_ALLOWED_TYPES only types that can be detected from file content', () => {
     expect(loadConfig({ UPLOAD_ALLOWED_TYPES: 'Image/PNG, application/pdf' }).upload.allowedTypes).toEqual([
       'image/png',

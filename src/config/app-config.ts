@@ -9,6 +9,7 @@ import {
   isIP,
   Matches,
   MinLength,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
@@ -65,6 +66,10 @@ export interface AppConfig {
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
+  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  metricsPort: number | null;
+  /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
+  otlpEndpoint: string | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -283,6 +288,21 @@ export class EnvironmentVariables {
   @IsOptional()
   @OneOfVariable(LOG_LEVELS)
   LOG_LEVEL?: LogLevelName;
+
+  @IsOptional()
+  @IntegerVariable(0, 65535)
+  @ValidateBy({
+    name: 'differsFromPort',
+    validator: {
+      validate: (port, args) => port === 0 || port !== (args!.object as EnvironmentVariables).PORT,
+      defaultMessage: (args) => `$property must differ from PORT (both ${args!.value})`,
+    },
+  })
+  METRICS_PORT?: number;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -359,6 +379,8 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
+    metricsPort: variables.METRICS_PORT ?? null,
+    otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
   };
 }
 

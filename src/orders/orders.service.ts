@@ -12,7 +12,8 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { insertedId } from '../database/inserted-id.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
-import { ProductsService, StockRequest } from '../products/products.service.js';
+import { Metrics } from '../observability/metrics.js';
+import { InsufficientStockException, ProductsService, StockRequest } from '../products/products.service.js';
 import {
   CreateOrderDto,
   MAX_QUANTITY,
@@ -43,6 +44,7 @@ export class OrdersService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventEmitter2,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
@@ -112,6 +114,7 @@ export class OrdersService {
         return created;
       });
     } catch (error) {
+      if (error instanceof InsufficientStockException) this.metrics.ordersRefusedForStock.inc();
       // The same key sent twice at once: the unique index lets one through; the other replays it.
       if (idempotencyKey !== undefined && isUniqueViolation(error)) {
         const earlier = await this.findByIdempotencyKey(actor.id, idempotencyKey);
@@ -119,6 +122,7 @@ export class OrdersService {
       }
       throw error;
     }
+    this.metrics.ordersCreated.inc();
     const response = toOrderResponse(order);
     this.emit(ORDER_CREATED, order.userId, response);
     return { order: response, replayed: false };
@@ -170,7 +174,9 @@ export class OrdersService {
     scope: { userId?: number },
     decide: (current: OrderState) => OrderState | string,
   ): Promise<OrderResponseDto> {
+    let cancelled = false;
     const order = await this.transactions.run(async (manager) => {
+      cancelled = false;
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
       const next = decide(current);
@@ -184,10 +190,12 @@ export class OrdersService {
       );
       if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
+        cancelled = true;
         await this.products.releaseStock(manager, await this.stockOf(manager, id));
       }
       return { ...current, ...next, updatedAt: now };
     });
+    if (cancelled) this.metrics.ordersCancelled.inc();
     const response = toOrderResponse(order);
     this.emit(ORDER_UPDATED, order.userId, response);
     return response;

@@ -26,6 +26,13 @@ const SORT_COLUMNS = {
   created_at: 'createdAt',
 } as const;
 
+/** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
+export class InsufficientStockException extends ValidationFailedException {
+  constructor(message: string) {
+    super([{ field: 'items', rule: 'stock', message }]);
+  }
+}
+
 export interface StockRequest {
   productId: number;
   quantity: number;
@@ -212,9 +219,7 @@ export class ProductsService {
     if (!product.isActive) {
       return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
     }
-    return fieldError(
-      'items',
-      'stock',
+    return new InsufficientStockException(
       `Product ${productId} has insufficient stock: requested ${quantity}, available ${product.stock}`,
     );
   }
