@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductsModule } from '../products/products.module.js';
+import { AdminOrdersController } from './admin-orders.controller.js';
 import { OrderItem } from './order-item.entity.js';
 import { Order } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
@@ -8,7 +9,7 @@ import { OrdersService } from './orders.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
-  controllers: [OrdersController],
+  controllers: [OrdersController, AdminOrdersController],
   providers: [OrdersService],
 })
 export class OrdersModule {}

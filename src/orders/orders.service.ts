@@ -5,20 +5,24 @@ import { createHash } from 'node:crypto';
 import { EntityManager, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
-import { pageWindow } from '../common/pagination.js';
+import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { insertedId } from '../database/inserted-id.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { ProductsService, StockRequest } from '../products/products.service.js';
+import { User } from '../users/user.entity.js';
 import {
+  AdminOrderListQueryDto,
+  AdminOrderResponseDto,
   CreateOrderDto,
   MAX_QUANTITY,
   OrderDetailResponseDto,
   OrderListQueryDto,
   OrderResponseDto,
   toOrderItemResponse,
+  toOrderOwner,
   toOrderResponse,
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
@@ -128,14 +132,68 @@ export class OrdersService {
     return new Paginated(orders.map(toOrderResponse), total, page, pageSize);
   }
 
+  /**
+   * Every user's orders for the back office, each with its owner. Two statements whatever the page size: the
+   * count and the page, the owner joined in (offset/limit rather than skip/take, which would add a third).
+   */
+  async listAll(query: AdminOrderListQueryDto): Promise<Paginated<AdminOrderResponseDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const qb = this.orders
+      .createQueryBuilder('o')
+      .withDeleted()
+      .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
+      .select(['o', 'u.id', 'u.username', 'u.email']);
+    if (query.user_id !== undefined) qb.andWhere('o.userId = :userId', { userId: query.user_id });
+    if (query.status !== undefined) qb.andWhere('o.status = :status', { status: query.status });
+    if (query.payment_status !== undefined) {
+      qb.andWhere('o.paymentStatus = :paymentStatus', { paymentStatus: query.payment_status });
+    }
+    if (query.created_from !== undefined) {
+      qb.andWhere('o.createdAt >= :from', { from: new Date(query.created_from) });
+    }
+    if (query.created_to !== undefined) qb.andWhere('o.createdAt < :to', { to: new Date(query.created_to) });
+    if (query.search !== undefined && query.search !== '') {
+      qb.andWhere(
+        ['o.orderNumber', 'u.username', 'u.email']
+          .map((column) => `${column} LIKE :pattern ESCAPE '${LIKE_ESCAPE}'`)
+          .join(' OR '),
+        { pattern: containsPattern(query.search) },
+      );
+    }
+    const direction = query.sort.startsWith('-') ? 'DESC' : 'ASC';
+    qb.orderBy(query.sort.endsWith('total_amount') ? 'o.totalCents' : 'o.createdAt', direction)
+      .addOrderBy('o.id', direction)
+      .offset(skip)
+      .limit(pageSize);
+    const [orders, total] = await qb.getManyAndCount();
+    return new Paginated(
+      orders.map((order) => ({ ...toOrderResponse(order), user: toOrderOwner(order.user!) })),
+      total,
+      page,
+      pageSize,
+    );
+  }
+
   async get(id: number, actor: AuthUser): Promise<OrderDetailResponseDto> {
-    const order = await this.orders.findOne({
-      where: actor.role === 'admin' ? { id } : { id, userId: actor.id },
-      relations: { items: true },
-      order: { items: { id: 'ASC' } },
-    });
+    const admin = actor.role === 'admin';
+    const qb = this.orders
+      .createQueryBuilder('o')
+      .leftJoinAndSelect('o.items', 'i')
+      .where('o.id = :id', { id })
+      .orderBy('i.id', 'ASC');
+    if (!admin) qb.andWhere('o.userId = :userId', { userId: actor.id });
+    else {
+      qb.withDeleted()
+        .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
+        .addSelect(['u.id', 'u.username', 'u.email']);
+    }
+    const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
-    return { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
+    return {
+      ...toOrderResponse(order),
+      items: order.items.map(toOrderItemResponse),
+      ...(admin ? { user: toOrderOwner(order.user!) } : {}),
+    };
   }
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */

@@ -3,6 +3,7 @@ import { CreateUsers1763800000000 } from './1763800000000-create-users.js';
 import { CreateProducts1763800100000 } from './1763800100000-create-products.js';
 import { CreateOrders1763800200000 } from './1763800200000-create-orders.js';
 import { CreateSessions1763800300000 } from './1763800300000-create-sessions.js';
+import { IndexOrdersForBackOffice1763800400000 } from './1763800400000-index-orders-for-back-office.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -10,4 +11,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProducts1763800100000,
   CreateOrders1763800200000,
   CreateSessions1763800300000,
+  IndexOrdersForBackOffice1763800400000,
 ];
