@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductsModule } from '../products/products.module.js';
 import { AdminOrdersController } from './admin-orders.controller.js';
+import { OrderExpiry } from './order-expiry.js';
 import { OrderItem } from './order-item.entity.js';
 import { Order } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
@@ -10,6 +11,7 @@ import { OrdersService } from './orders.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
   controllers: [OrdersController, AdminOrdersController],
-  providers: [OrdersService],
+  providers: [OrdersService, OrderExpiry],
+  exports: [OrdersService],
 })
 export class OrdersModule {}

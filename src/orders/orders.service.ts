@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -31,6 +31,9 @@ import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState } from './order-status.js';
 import { Order } from './order.entity.js';
+
+/** Orders the expiry job cancels per query of candidates. */
+const EXPIRY_BATCH = 200;
 
 export interface CreatedOrder {
   order: OrderResponseDto;
@@ -67,6 +70,7 @@ export class OrdersService {
     let order: Order;
     try {
       order = await this.transactions.run(async (manager) => {
+        await this.assertPendingLimit(manager, actor.id);
         const reserved = await this.products.reserveStock(manager, items);
         const now = new Date();
         const created = manager.create(Order, {
@@ -242,6 +246,78 @@ export class OrdersService {
     const response = toOrderResponse(order);
     this.emit(ORDER_UPDATED, order.userId, response);
     return response;
+  }
+
+  /**
+   * Cancels pending unpaid orders older than ORDER_PENDING_TTL and restores their stock, in batches. Each order is
+   * cancelled by a conditional update on its state, so instances running this at the same moment cancel (and
+   * restock) every order exactly once. Returns how many orders this call cancelled.
+   */
+  async expirePending(now = new Date()): Promise<number> {
+    const ttl = this.config.orders.pendingTtlSeconds;
+    if (ttl === 0) return 0;
+    const stale: FindOptionsWhere<Order> = {
+      status: 'pending',
+      paymentStatus: 'pending',
+      createdAt: LessThan(new Date(now.getTime() - ttl * 1000)),
+    };
+    let expired = 0;
+    for (;;) {
+      const batch = await this.orders.find({
+        select: { id: true },
+        where: stale,
+        order: { createdAt: 'ASC' },
+        take: EXPIRY_BATCH,
+      });
+      for (const { id } of batch) {
+        const order = await this.transactions.run((manager) => this.cancelIf(manager, { ...stale, id }));
+        if (order === null) continue;
+        expired += 1;
+        this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+      }
+      if (batch.length < EXPIRY_BATCH) return expired;
+    }
+  }
+
+  /**
+   * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion).
+   * Returns the cancelled orders, to announce with `announceUpdated` after the commit.
+   */
+  async cancelPendingOf(manager: EntityManager, userId: number): Promise<Order[]> {
+    const pending = await manager.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
+    const cancelled: Order[] = [];
+    for (const { id } of pending) {
+      const order = await this.cancelIf(manager, { id, userId, status: 'pending' });
+      if (order !== null) cancelled.push(order);
+    }
+    return cancelled;
+  }
+
+  announceUpdated(orders: Order[]): void {
+    for (const order of orders) this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+  }
+
+  /** Cancels the order matching `condition` (which names its id) and restocks it; null when nothing matched. */
+  private async cancelIf(manager: EntityManager, condition: FindOptionsWhere<Order>): Promise<Order | null> {
+    const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: new Date() });
+    if (result.affected === 0) return null;
+    const id = condition.id as number;
+    await this.products.releaseStock(manager, await this.stockOf(manager, id));
+    return manager.findOneByOrFail(Order, { id });
+  }
+
+  /** ORDER_MAX_PENDING_PER_USER; on MySQL the user's row is locked first, so concurrent orders count in turn. */
+  private async assertPendingLimit(manager: EntityManager, userId: number): Promise<void> {
+    if (manager.connection.driver.options.type === 'mysql') {
+      await manager.query('SELECT id FROM users WHERE id = ? FOR UPDATE', [userId]);
+    }
+    const max = this.config.orders.maxPendingPerUser;
+    const pending = await manager.count(Order, { where: { userId, status: 'pending' } });
+    if (pending >= max) {
+      throw new BadRequestException(
+        `At most ${max} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
+      );
+    }
   }
 
   private async stockOf(manager: EntityManager, orderId: number): Promise<StockRequest[]> {
