@@ -20,7 +20,7 @@ export function createLogger(config: AppConfig): ConsoleLogger {
   return new ConsoleLogger({ json: true, colors: false, logLevels: enabledLevels(config.logLevel) });
 }
 
-function buildOpenApiDocument(app: NestExpressApplication) {
+function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
   const options = new DocumentBuilder()
     .setTitle('Commerce service API')
     .setDescription(
@@ -31,7 +31,18 @@ function buildOpenApiDocument(app: NestExpressApplication) {
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return SwaggerModule.createDocument(app, options);
+  const document = SwaggerModule.createDocument(app, options);
+  // PAYMENT_METHODS is a setting, so its enum is filled in here rather than in a decorator.
+  const schemas = document.components?.schemas as Record<string, { properties: Record<string, object> }>;
+  schemas.CreateOrderDto.properties.payment_method = {
+    ...schemas.CreateOrderDto.properties.payment_method,
+    enum: config.paymentMethods,
+  };
+  schemas.PaymentMethodsResponseDto.properties.payment_methods = {
+    type: 'array',
+    items: { type: 'string', enum: config.paymentMethods },
+  };
+  return document;
 }
 
 /** Builds the whole HTTP application from a validated configuration; `main.ts` and the tests share it. */
@@ -59,6 +70,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
   app.enableShutdownHooks();
-  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });
+  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app, config), {
+    jsonDocumentUrl: 'api/docs-json',
+  });
   return app;
 }

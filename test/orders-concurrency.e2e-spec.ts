@@ -35,7 +35,8 @@ describe('orders under concurrency', () => {
     );
 
   beforeAll(async () => {
-    t = await startTestApp(ADMIN_ENV);
+    // Stock under contention is the subject here; each buyer holds more pending orders than the default limit.
+    t = await startTestApp({ ...ADMIN_ENV, ORDER_MAX_PENDING_PER_USER: '1000' });
     admin = await loginAdmin(t);
     buyers = [];
     for (let i = 0; i < 8; i++) buyers.push(await createAccount(t));

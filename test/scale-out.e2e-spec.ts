@@ -162,6 +162,37 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     expect(contents(await nextFrames(bobOnA, 1))).toEqual(['message:last, from A']);
   });
 
+  it("delivers another user's order placed through B to an admin subscribed to orders on A", async () => {
+    const admin = await loginAdmin(a);
+    const product = await createProduct(a, admin.token, { price: 3, stock: 5 });
+    const adminOnA = await connect(a, admin);
+    adminOnA.send({ type: 'subscribe', data: { channel: 'orders' } });
+    expect(await adminOnA.next()).toEqual({ type: 'subscribed', data: { channel: 'orders' } });
+    const placed = await request(b.url)
+      .post('/api/v1/orders')
+      .auth(alice.token, { type: 'bearer' })
+      .send({
+        items: [{ product_id: product.id, quantity: 1 }],
+        shipping_address: 'x',
+        payment_method: 'paypal',
+      })
+      .expect(201);
+    expect(await adminOnA.next()).toEqual({
+      type: 'order.created',
+      data: {
+        ...placed.body.data,
+        user: { id: alice.id, username: alice.username, email: `${alice.username}@example.com` },
+      },
+    });
+    await request(b.url)
+      .post(`/api/v1/orders/${placed.body.data.id}/cancel`)
+      .auth(alice.token, { type: 'bearer' })
+      .expect(200);
+    expect(await adminOnA.next()).toMatchObject({ type: 'order.updated', data: { status: 'cancelled' } });
+    adminOnA.send({ type: 'unsubscribe', data: { channel: 'orders' } });
+    expect(await adminOnA.next()).toEqual({ type: 'unsubscribed', data: { channel: 'orders' } });
+  });
+
   it("closes the user's socket on A within a second of a logout on B, and only that session's", async () => {
     const session = await loginSession(a, alice.username);
     const onA = await connect(a, { ...alice, token: session.token });

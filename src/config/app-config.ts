@@ -51,6 +51,8 @@ export interface AppConfig {
   throttle: { ttlMs: number; limit: number; authLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
+  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
+  catalogPublic: boolean;
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
     pendingTtlSeconds: number;
@@ -211,6 +213,9 @@ export class EnvironmentVariables {
   })
   PAYMENT_METHODS = ['credit_card', 'debit_card', 'paypal', 'bank_transfer', 'cash_on_delivery'];
 
+  @BooleanVariable()
+  CATALOG_PUBLIC = false;
+
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
@@ -322,6 +327,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
+    catalogPublic: variables.CATALOG_PUBLIC,
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,

@@ -7,10 +7,11 @@ import { OrderItem } from './order-item.entity.js';
 import { Order } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
 import { OrdersService } from './orders.service.js';
+import { PaymentMethodsController } from './payment-methods.controller.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
-  controllers: [OrdersController, AdminOrdersController],
+  controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
   providers: [OrdersService, OrderExpiry],
   exports: [OrdersService],
 })

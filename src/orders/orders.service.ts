@@ -70,8 +70,8 @@ export class OrdersService {
     let order: Order;
     try {
       order = await this.transactions.run(async (manager) => {
-        await this.assertPendingLimit(manager, actor.id);
         const reserved = await this.products.reserveStock(manager, items);
+        await this.assertPendingLimit(manager, actor.id);
         const now = new Date();
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
@@ -121,7 +121,7 @@ export class OrdersService {
       throw error;
     }
     const response = toOrderResponse(order);
-    this.emit(ORDER_CREATED, order.userId, response);
+    await this.emit(ORDER_CREATED, order.userId, response);
     return { order: response, replayed: false };
   }
 
@@ -244,7 +244,7 @@ export class OrdersService {
       return { ...current, ...next, updatedAt: now };
     });
     const response = toOrderResponse(order);
-    this.emit(ORDER_UPDATED, order.userId, response);
+    await this.emit(ORDER_UPDATED, order.userId, response);
     return response;
   }
 
@@ -273,7 +273,7 @@ export class OrdersService {
         const order = await this.transactions.run((manager) => this.cancelIf(manager, { ...stale, id }));
         if (order === null) continue;
         expired += 1;
-        this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+        await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
       }
       if (batch.length < EXPIRY_BATCH) return expired;
     }
@@ -293,8 +293,8 @@ export class OrdersService {
     return cancelled;
   }
 
-  announceUpdated(orders: Order[]): void {
-    for (const order of orders) this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+  async announceUpdated(orders: Order[]): Promise<void> {
+    for (const order of orders) await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
   }
 
   /** Cancels the order matching `condition` (which names its id) and restocks it; null when nothing matched. */
@@ -306,11 +306,11 @@ export class OrdersService {
     return manager.findOneByOrFail(Order, { id });
   }
 
-  /** ORDER_MAX_PENDING_PER_USER; on MySQL the user's row is locked first, so concurrent orders count in turn. */
+  /**
+   * ORDER_MAX_PENDING_PER_USER. Counted inside the placing transaction without locking the user: on MySQL a
+   * user's simultaneous placements may each see the others uncommitted and pass together (documented in api.md).
+   */
   private async assertPendingLimit(manager: EntityManager, userId: number): Promise<void> {
-    if (manager.connection.driver.options.type === 'mysql') {
-      await manager.query('SELECT id FROM users WHERE id = ? FOR UPDATE', [userId]);
-    }
     const max = this.config.orders.maxPendingPerUser;
     const pending = await manager.count(Order, { where: { userId, status: 'pending' } });
     if (pending >= max) {
@@ -336,8 +336,14 @@ export class OrdersService {
       .getOne();
   }
 
-  private emit(event: string, userId: number, order: OrderResponseDto): void {
-    const payload: OrderEventPayload = { userId, order };
+  /** Emits an order event with its owner (read by primary key, deleted accounts included). */
+  private async emit(event: string, userId: number, order: OrderResponseDto): Promise<void> {
+    const owner = await this.orders.manager.findOneOrFail(User, {
+      select: { id: true, username: true, email: true },
+      where: { id: userId },
+      withDeleted: true,
+    });
+    const payload: OrderEventPayload = { userId, order, user: toOrderOwner(owner) };
     this.events.emit(event, payload);
   }
 }

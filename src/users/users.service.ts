@@ -179,7 +179,7 @@ export class UsersService implements OnApplicationBootstrap {
       return this.orders.cancelPendingOf(manager, id);
     });
     this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
-    this.orders.announceUpdated(cancelled);
+    await this.orders.announceUpdated(cancelled);
   }
 
   private async findOrFail(id: number): Promise<User> {

@@ -60,7 +60,8 @@ export class CreateOrderDto {
 
   @ApiProperty({
     example: 'credit_card',
-    description: 'One of PAYMENT_METHODS (credit_card, debit_card, paypal, bank_transfer, cash_on_delivery)',
+    description:
+      'One of PAYMENT_METHODS (listed by GET /payment-methods; the enum is filled in from the setting)',
   })
   @IsString()
   @Length(1, 32)
