@@ -19,6 +19,10 @@ const common = {
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
 const needsRedis = ['<rootDir>/test/scale-out.e2e-spec.ts', '<rootDir>/test/redis.e2e-spec.ts'];
 const withoutRedis = !process.env.TEST_REDIS_URL;
+// These start a MariaDB server of their own (mariadb-install-db, mariadbd): they run in the MariaDB pass
+// (TEST_DATABASE_URL set, as .ci/run does), not in a bare `npm test`.
+const needsMariadbBinaries = ['<rootDir>/test/frozen-database.e2e-spec.ts'];
+const withoutMariadb = !process.env.TEST_DATABASE_URL;
 
 module.exports = {
   maxWorkers: 2,
@@ -30,7 +34,11 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      testPathIgnorePatterns: ['/node_modules/', ...(withoutRedis ? needsRedis : [])],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...(withoutRedis ? needsRedis : []),
+        ...(withoutMariadb ? needsMariadbBinaries : []),
+      ],
     },
   ],
 };

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, DynamicModule, Logger, Module, ValidationPipe } from '@nestjs/common';
+import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { ThrottlerModule } from '@nestjs/throttler';
@@ -11,6 +11,7 @@ import type { AppConfig } from './config/app-config.js';
 import { APP_CONFIG, ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -21,16 +22,13 @@ import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
 
 @Module({})
-export class AppModule implements BeforeApplicationShutdown {
-  beforeApplicationShutdown(signal?: string): void {
-    if (signal !== undefined) new Logger('Shutdown').log(`${signal} received: finishing in-flight requests`);
-  }
-
+export class AppModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.register(config),
+        LifecycleModule,
         DatabaseModule,
         EventEmitterModule.forRoot(),
         RedisModule,

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import helmet from 'helmet';
+import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
@@ -45,6 +46,20 @@ function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
   return document;
 }
 
+/**
+ * Node's defaults (keep-alive 5 s, headers 60 s, whole request 300 s, checked every 30 s) are replaced
+ * deliberately; docs/operations.md#timeouts explains each value.
+ */
+function configureHttpServer(server: Server, http: AppConfig['http']): void {
+  // Longer than a load balancer's idle timeout (60 s on most), so that the balancer, not this server,
+  // closes idle connections: otherwise it may send a request on a connection being closed here.
+  server.keepAliveTimeout = http.keepAliveTimeoutMs;
+  server.headersTimeout = http.headersTimeoutMs;
+  server.requestTimeout = http.requestTimeoutMs;
+  // How often the two limits above are enforced (read when the server starts listening).
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = 1000;
+}
+
 /** Builds the whole HTTP application from a validated configuration; `main.ts` and the tests share it. */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
@@ -69,7 +84,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.setGlobalPrefix(API_PREFIX);
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
-  app.enableShutdownHooks();
+  configureHttpServer(app.getHttpServer(), config.http);
   SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app, config), {
     jsonDocumentUrl: 'api/docs-json',
   });

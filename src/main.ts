@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.js';
 import { ConfigError, loadEnvironmentConfig } from './config/app-config.js';
+import { ShutdownSequence } from './lifecycle/shutdown-sequence.js';
 
 process.env.TZ = 'UTC';
 
@@ -14,6 +15,11 @@ async function bootstrap(): Promise<void> {
   }
   await app.listen(config.port, config.host);
   logger.log(`Listening on ${config.host}:${config.port}, database ${config.database.type}`);
+  // Not Nest's enableShutdownHooks(): it closes at once and re-raises the signal (exit status 143).
+  const shutdown = app.get(ShutdownSequence);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => void shutdown.run(app, signal).then((status) => process.exit(status)));
+  }
 }
 
 bootstrap().catch((error: unknown) => {

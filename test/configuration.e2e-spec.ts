@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { AppProcess, buildService, MAIN_SCRIPT, startAppProcess } from './support/app-process.js';
+import { AppProcess, buildService, mainScript, startAppProcess } from './support/app-process.js';
 
 function directoryWithDotEnv(lines: string[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'commerce-dotenv-'));
@@ -31,7 +31,8 @@ describe('configuration from .env under the process environment (real process)',
       { CORS_ORIGINS: 'https://from-env.example', JWT_SECRET: 'x'.repeat(40) },
       { cwd: dir, host: '127.0.0.2' },
     );
-  });
+    // Compiling the service and starting it can take a minute on a busy machine.
+  }, 180_000);
 
   afterAll(async () => {
     await service?.stop();
@@ -74,7 +75,7 @@ describe('configuration from .env under the process environment (real process)',
   it('refuses to start on bad values in .env, naming every one in one line, with status 1', () => {
     const badDir = directoryWithDotEnv(['CORS_ORIGINS=http://x/', 'THROTTLE_LIMIT=0', 'PORT=8080']);
     try {
-      const run = spawnSync(process.execPath, [MAIN_SCRIPT], {
+      const run = spawnSync(process.execPath, [mainScript()], {
         cwd: badDir,
         env: { PATH: process.env.PATH, PORT: 'abc' },
         encoding: 'utf8',

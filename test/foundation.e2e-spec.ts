@@ -85,13 +85,23 @@ describe('foundation: rate limiting', () => {
   });
 
   it('refuses the request past THROTTLE_LIMIT with a 429 envelope and Retry-After', async () => {
-    for (let i = 0; i < 3; i++) await request(t.url).get('/api/v1/health').expect(200);
-    const res = await request(t.url).get('/api/v1/health').expect(429);
+    // Counted before authentication: refused requests count too.
+    for (let i = 0; i < 3; i++) await request(t.url).get('/api/v1/products').expect(401);
+    const res = await request(t.url).get('/api/v1/products').expect(429);
     expect(res.body.code).toBe(429);
     expect(res.body.message).toBe('Too Many Requests');
     expect(res.body.data.details).toMatch(/at most 3 per 60 s/);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+
+  it('never limits the health endpoints, which orchestrators poll', async () => {
+    await request(t.url).get('/api/v1/products').expect(429);
+    for (let i = 0; i < 5; i++) {
+      for (const path of ['/api/v1/health', '/api/v1/health/live', '/api/v1/health/ready']) {
+        await request(t.url).get(path).expect(200);
+      }
+    }
   });
 });
 
@@ -110,19 +120,20 @@ describe('foundation: client identity behind a proxy and CORS', () => {
     await direct.close();
   });
 
-  const health = (t: TestApp, ip: string) => request(t.url).get('/api/v1/health').set('X-Forwarded-For', ip);
+  const products = (t: TestApp, ip: string) =>
+    request(t.url).get('/api/v1/products').set('X-Forwarded-For', ip);
 
   it('with TRUST_PROXY, rate limits count each forwarded client separately', async () => {
-    await health(proxied, '203.0.113.1').expect(200);
-    await health(proxied, '203.0.113.1').expect(200);
-    await health(proxied, '203.0.113.1').expect(429);
-    await health(proxied, '203.0.113.2').expect(200);
+    await products(proxied, '203.0.113.1').expect(401);
+    await products(proxied, '203.0.113.1').expect(401);
+    await products(proxied, '203.0.113.1').expect(429);
+    await products(proxied, '203.0.113.2').expect(401);
   });
 
   it('without TRUST_PROXY, X-Forwarded-For is ignored and cannot dodge the limit', async () => {
-    await health(direct, '203.0.113.1').expect(200);
-    await health(direct, '203.0.113.2').expect(200);
-    await health(direct, '203.0.113.3').expect(429);
+    await products(direct, '203.0.113.1').expect(401);
+    await products(direct, '203.0.113.2').expect(401);
+    await products(direct, '203.0.113.3').expect(429);
   });
 
   it('answers CORS preflights for the configured origins only', async () => {

@@ -54,6 +54,21 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('applies the documented timeouts and shutdown bounds, refusing values out of range', () => {
+    const config = loadConfig({});
+    expect(config.databaseTimeouts).toEqual({ queryMs: 10000, acquireMs: 5000 });
+    expect(config.http).toEqual({
+      keepAliveTimeoutMs: 65000,
+      headersTimeoutMs: 20000,
+      requestTimeoutMs: 120000,
+    });
+    expect(config.shutdown).toEqual({ drainMs: 5000, timeoutMs: 20000 });
+    expect(loadConfig({ SHUTDOWN_DRAIN_MS: '0' }).shutdown.drainMs).toBe(0);
+    expect(problemsOf({ DATABASE_QUERY_TIMEOUT_MS: '10s' })).toContain(
+      'DATABASE_QUERY_TIMEOUT_MS must be an integer from 100 to 3600000 (got "10s")',
+    );
+  });
+
   it('reads PAYMENT_METHODS as a list of simple names', () => {
     expect(loadConfig({ PAYMENT_METHODS: 'card, invoice' }).paymentMethods).toEqual(['card', 'invoice']);
     expect(problemsOf({ PAYMENT_METHODS: 'Credit Card' })).toContain(

@@ -39,7 +39,13 @@ export interface AppConfig {
   host: string;
   database: DatabaseConfig;
   databasePoolSize: number;
+  /** MySQL: bound on one query, and on the wait for a pooled connection (also SQLite's busy timeout). */
+  databaseTimeouts: { queryMs: number; acquireMs: number };
   migrationsRun: boolean;
+  /** Node's HTTP server timeouts (see docs/operations.md#timeouts). */
+  http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number };
+  /** SIGTERM/SIGINT: keep serving with readiness failing for drainMs, then at most timeoutMs to finish. */
+  shutdown: { drainMs: number; timeoutMs: number };
   jwt: { secret: string; generated: boolean; expiresInSeconds: number };
   sessions: {
     refreshTtlSeconds: number;
@@ -119,9 +125,9 @@ function parseTrustProxy(value: string): boolean | number | string {
 const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'log', 'debug', 'verbose'] as const;
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
 
-function adminTrioSetIf(variables: EnvironmentVariables): boolean {
+function anyAdminVariableSet(variables: EnvironmentVariables): boolean {
   return [variables.ADMIN_USERNAME, variables.ADMIN_EMAIL, variables.ADMIN_PASSWORD].some(
-    (v) => v !== undefined,
+    (value) => value !== undefined,
   );
 }
 const adminTrioMessage =
@@ -158,6 +164,27 @@ export class EnvironmentVariables {
   @BooleanVariable()
   DATABASE_MIGRATIONS_RUN = true;
 
+  @IntegerVariable(100, 3_600_000)
+  DATABASE_QUERY_TIMEOUT_MS = 10_000;
+
+  @IntegerVariable(100, 3_600_000)
+  DATABASE_ACQUIRE_TIMEOUT_MS = 5_000;
+
+  @IntegerVariable(1_000, 3_600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+  @IntegerVariable(1_000, 3_600_000)
+  HTTP_HEADERS_TIMEOUT_MS = 20_000;
+
+  @IntegerVariable(1_000, 3_600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 120_000;
+
+  @IntegerVariable(0, 600_000)
+  SHUTDOWN_DRAIN_MS = 5_000;
+
+  @IntegerVariable(100, 600_000)
+  SHUTDOWN_TIMEOUT_MS = 20_000;
+
   @ValidateIf(
     (variables: EnvironmentVariables) =>
       variables.NODE_ENV === 'production' || variables.JWT_SECRET !== undefined,
@@ -181,15 +208,15 @@ export class EnvironmentVariables {
   @DurationVariable()
   LOGIN_FAILURE_WINDOW = 900;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_USERNAME?: string;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_EMAIL?: string;
 
-  @ValidateIf(adminTrioSetIf)
+  @ValidateIf(anyAdminVariableSet)
   @IsDefined({ message: adminTrioMessage })
   ADMIN_PASSWORD?: string;
 
@@ -304,7 +331,17 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     host: variables.HOST,
     database: parseDatabaseUrl(variables.DATABASE_URL) as DatabaseConfig,
     databasePoolSize: variables.DATABASE_POOL_SIZE,
+    databaseTimeouts: {
+      queryMs: variables.DATABASE_QUERY_TIMEOUT_MS,
+      acquireMs: variables.DATABASE_ACQUIRE_TIMEOUT_MS,
+    },
     migrationsRun: variables.DATABASE_MIGRATIONS_RUN,
+    http: {
+      keepAliveTimeoutMs: variables.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: variables.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: variables.HTTP_REQUEST_TIMEOUT_MS,
+    },
+    shutdown: { drainMs: variables.SHUTDOWN_DRAIN_MS, timeoutMs: variables.SHUTDOWN_TIMEOUT_MS },
     jwt: {
       secret: variables.JWT_SECRET ?? randomBytes(32).toString('base64url'),
       generated: variables.JWT_SECRET === undefined,

@@ -1,28 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import mysql from 'mysql2';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
+import { mysqlDriver } from './mysql-driver.js';
 
 /**
- * mysql2 with every pooled connection switched to UTC before its first query, so that
- * CURRENT_TIMESTAMP defaults and the driver's `timezone: 'Z'` agree whatever the server's zone is.
+ * The data source of the service and of the migration CLI. MySQL queries stay unbounded until
+ * `startQueryTimeouts()` (DatabaseModule calls it once the migrations have run).
  */
-const mysqlDriverInUtc = {
-  ...mysql,
-  createPool(options: mysql.PoolOptions) {
-    const pool = mysql.createPool(options);
-    pool.on('connection', (connection) => {
-      connection.query("SET time_zone = '+00:00'");
-    });
-    return pool;
-  },
-};
-
 export function buildDataSourceOptions(
-  config: Pick<AppConfig, 'database' | 'databasePoolSize'>,
+  config: Pick<AppConfig, 'database' | 'databasePoolSize' | 'databaseTimeouts'>,
 ): DataSourceOptions {
   const common = { entities, migrations, synchronize: false, migrationsTransactionMode: 'each' as const };
   if (config.database.type === 'sqlite') {
@@ -32,15 +21,16 @@ export function buildDataSourceOptions(
       type: 'better-sqlite3',
       database: config.database.path,
       enableWAL: true,
-      // Writers wait for each other instead of failing with SQLITE_BUSY.
-      timeout: 10_000,
+      // Busy timeout: how long a statement waits for another process's lock (a migration run from the
+      // CLI, a backup) before failing with SQLITE_BUSY. better-sqlite3 is synchronous: the wait blocks.
+      timeout: config.databaseTimeouts.acquireMs,
     };
   }
   return {
     ...common,
     type: 'mysql',
     url: config.database.url,
-    driver: mysqlDriverInUtc,
+    driver: mysqlDriver({ ...config.databaseTimeouts, queriesBounded: false }),
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',
     poolSize: config.databasePoolSize,

@@ -112,8 +112,18 @@ export class SessionsService {
     const session = await this.sessions.findOneBy({ id: sessionId });
     if (session === null) throw new UnauthorizedException(INVALID_REFRESH_TOKEN);
     if (rotated.affected !== 1) throw await this.refusal(session, hashSecret(secret), now);
-    const user = await this.findAuthenticated(session.userId, session.id);
-    if (user === null) throw new UnauthorizedException('Token is no longer valid');
+    // Not the authenticated lookup: a concurrent replay may already have revoked the session, and this request,
+    // which won the rotation, still gets its answer (whose tokens that revocation has ended).
+    const rows: Array<Omit<AuthUser, 'sessionId'>> = await this.sessions.query(
+      'SELECT id, username, role FROM users WHERE id = ?',
+      [session.userId],
+    );
+    const user = {
+      id: Number(rows[0].id),
+      username: rows[0].username,
+      role: rows[0].role,
+      sessionId: session.id,
+    };
     return { session, user, refreshToken: `${session.id}.${next.secret}` };
   }
 

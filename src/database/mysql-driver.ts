@@ -1,0 +1,79 @@
+import mysql from 'mysql2';
+import type { DataSource } from 'typeorm';
+
+/**
+ * Bounds on every wait for MySQL. Queries are bounded only once `queriesBounded` is set, after the
+ * migrations have run, so that a long schema change is not cut short.
+ */
+export interface MysqlTimeouts {
+  acquireMs: number;
+  queryMs: number;
+  queriesBounded: boolean;
+}
+
+type Callback = (error: Error | null, ...results: unknown[]) => void;
+
+const timeoutError = (message: string, code: string) => Object.assign(new Error(message), { code });
+
+/**
+ * mysql2 as TypeORM uses it, with what mysql2 3.x lacks or gets wrong for a database that stops
+ * answering (measured with a SIGSTOPped MariaDB):
+ * - every pooled connection switched to UTC before its first query, so that CURRENT_TIMESTAMP
+ *   defaults and the driver's `timezone: 'Z'` agree whatever the server's zone is;
+ * - an acquire timeout: mysql2's pool has none (TypeORM's `acquireTimeout` is ignored with a warning),
+ *   so a request waited for a free connection as long as the database stayed silent;
+ * - a query timeout that also discards the connection: mysql2's own `timeout` fails the query but
+ *   leaves the connection in the pool with the query still pending, so the next query on it hung.
+ */
+export function mysqlDriver(timeouts: MysqlTimeouts) {
+  return {
+    ...mysql,
+    timeouts,
+    createPool(options: mysql.PoolOptions) {
+      const pool = mysql.createPool(options);
+      pool.on('connection', (connection) => {
+        boundQueries(connection, timeouts);
+        connection.query("SET time_zone = '+00:00'", (error: Error | null) => {
+          if (error !== null) connection.destroy();
+        });
+      });
+      const getConnection = pool.getConnection.bind(pool);
+      pool.getConnection = (callback: Parameters<typeof getConnection>[0]) => {
+        let settled = false;
+        const timer = setTimeout(() => {
+          settled = true;
+          const message = `No database connection available within ${timeouts.acquireMs} ms`;
+          callback(timeoutError(message, 'POOL_ACQUIRE_TIMEOUT'), undefined as never);
+        }, timeouts.acquireMs);
+        getConnection((error, connection) => {
+          clearTimeout(timer);
+          // A connection that arrives after the caller gave up goes straight back to the pool.
+          if (settled) connection?.release();
+          else callback(error, connection);
+        });
+      };
+      return pool;
+    },
+  };
+}
+
+function boundQueries(connection: mysql.Connection, timeouts: MysqlTimeouts): void {
+  const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+  (connection as { query: unknown }).query = (...args: unknown[]) => {
+    const [sql, ...rest] = args;
+    const callback = rest.at(-1);
+    if (!timeouts.queriesBounded || typeof callback !== 'function') return query(...args);
+    const options = typeof sql === 'string' ? { sql } : (sql as object);
+    const bounded = (error: (Error & { code?: string }) | null, ...results: unknown[]) => {
+      if (error?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
+      (callback as Callback)(error, ...results);
+    };
+    return query({ timeout: timeouts.queryMs, ...options }, ...rest.slice(0, -1), bounded);
+  };
+}
+
+/** Starts bounding the queries of a data source built with `mysqlDriver` (a no-op for SQLite). */
+export function startQueryTimeouts(dataSource: DataSource): void {
+  const driver = (dataSource.options as { driver?: { timeouts?: MysqlTimeouts } }).driver;
+  if (driver?.timeouts !== undefined) driver.timeouts.queriesBounded = true;
+}
