@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'uploads/', 'bench/results/'] },
+  {
+    ignores: [
+      'dist/',
+      'node_modules/',
+      'coverage/',
+      'data/',
+      'uploads/',
+      'bench/results/',
+      'test/contract/.generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

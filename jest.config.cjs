@@ -19,10 +19,14 @@ const common = {
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
 const needsRedis = ['<rootDir>/test/scale-out.e2e-spec.ts', '<rootDir>/test/redis.e2e-spec.ts'];
 const withoutRedis = !process.env.TEST_REDIS_URL;
-// These start a MariaDB server of their own (mariadb-install-db, mariadbd): they run in the MariaDB pass
-// (TEST_DATABASE_URL set, as .ci/run does), not in a bare `npm test`.
-const needsMariadbBinaries = ['<rootDir>/test/frozen-database.e2e-spec.ts'];
-const withoutMariadb = !process.env.TEST_DATABASE_URL;
+// This one runs Prometheus' `promtool` (Debian package `prometheus`), named by TEST_PROMTOOL (.ci/run sets it).
+const needsPromtool = ['<rootDir>/test/metrics-promtool.e2e-spec.ts'];
+const withoutPromtool = !process.env.TEST_PROMTOOL;
+// These run in the MySQL/MariaDB pass (TEST_DATABASE_URL a mysql:// URL, as .ci/run sets it): the tracing test
+// starts the service as a process on MySQL, the frozen-database test a MariaDB server of its own
+// (mariadb-install-db, mariadbd).
+const needsMysql = ['<rootDir>/test/tracing.e2e-spec.ts', '<rootDir>/test/frozen-database.e2e-spec.ts'];
+const withoutMysql = !/^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
 
 module.exports = {
   maxWorkers: 2,
@@ -37,7 +41,8 @@ module.exports = {
       testPathIgnorePatterns: [
         '/node_modules/',
         ...(withoutRedis ? needsRedis : []),
-        ...(withoutMariadb ? needsMariadbBinaries : []),
+        ...(withoutPromtool ? needsPromtool : []),
+        ...(withoutMysql ? needsMysql : []),
       ],
     },
   ],
@@ -47,4 +52,10 @@ if (withoutRedis) {
   console.warn(
     'TEST_REDIS_URL is not set: the Redis and two-instance tests are not run (.ci/run runs them).',
   );
+}
+if (withoutPromtool) {
+  console.warn('TEST_PROMTOOL is not set: the promtool check of /metrics is not run (.ci/run runs it).');
+}
+if (withoutMysql) {
+  console.warn('TEST_DATABASE_URL is not a mysql:// URL: the tracing test is not run (.ci/run runs it).');
 }

@@ -1,21 +1,21 @@
-import { DynamicModule, Module, ValidationPipe } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, Reflector } from '@nestjs/core';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
-import { RateLimitGuard, throttlerOptions } from './common/rate-limit.js';
+import { AuthRateLimitGuard, RateLimiter } from './common/rate-limit.js';
 import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
+import { RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
-import { APP_CONFIG, ConfigModule } from './config/config.module.js';
+import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
-import { RedisConnection } from './redis/redis-connection.js';
 import { RedisModule } from './redis/redis.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -30,12 +30,9 @@ export class AppModule {
         ConfigModule.register(config),
         LifecycleModule,
         DatabaseModule,
+        ObservabilityModule,
         EventEmitterModule.forRoot(),
         RedisModule,
-        ThrottlerModule.forRootAsync({
-          inject: [APP_CONFIG, Reflector, RedisConnection],
-          useFactory: throttlerOptions,
-        }),
         HealthModule,
         AuthModule,
         SessionsModule,
@@ -46,21 +43,15 @@ export class AppModule {
         RealtimeModule,
       ],
       providers: [
-        // Guards run in this order: rate limit, then authentication, then roles.
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'
+        // rate limit, then authentication, then roles.
+        RateLimiter,
+        { provide: APP_GUARD, useClass: AuthRateLimitGuard },
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
-        {
-          provide: APP_PIPE,
-          useValue: new ValidationPipe({
-            whitelist: true,
-            forbidNonWhitelisted: true,
-            transform: true,
-            transformOptions: { enableImplicitConversion: false },
-          }),
-        },
+        { provide: APP_PIPE, useValue: new RequestValidationPipe(config.pageSizeMax) },
       ],
     };
   }

@@ -3,11 +3,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { WsAdapter } from '@nestjs/platform-ws';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import express from 'express';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
 import { AppModule } from './app.module.js';
+import { checkJsonBody } from './common/json-body.js';
+import { addOpenApiComponents } from './common/openapi.js';
+import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
+import { installHttpMetrics } from './observability/http-metrics.js';
+import { TraceContextLogger } from './observability/trace-context-logger.js';
 
 export const API_PREFIX = 'api/v1';
 
@@ -18,7 +24,8 @@ function enabledLevels(level: LogLevelName): LogLevel[] {
 }
 
 export function createLogger(config: AppConfig): ConsoleLogger {
-  return new ConsoleLogger({ json: true, colors: false, logLevels: enabledLevels(config.logLevel) });
+  const options = { json: true, colors: false, logLevels: enabledLevels(config.logLevel) };
+  return config.otlpEndpoint === null ? new ConsoleLogger(options) : new TraceContextLogger(options);
 }
 
 function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
@@ -26,13 +33,21 @@ function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
     .setTitle('Commerce service API')
     .setDescription(
       'Accounts, catalogue, orders, upload and a WebSocket channel. Every JSON response is the envelope ' +
-        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`.',
+        '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`; a 400 also ' +
+        'lists every problem in `data.errors` as `{field, rule, message}`.',
     )
     .setVersion('1.0.0')
     .addServer('/')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addTag('health', 'Liveness')
+    .addTag('auth', 'Registration and login')
+    .addTag('upload', 'Files: upload and fetch')
+    .addTag('users', 'Accounts')
+    .addTag('products', 'Catalogue')
+    .addTag('orders', 'Orders and their lifecycle')
+    .addTag('admin', 'Back office')
     .build();
-  const document = SwaggerModule.createDocument(app, options);
+  const document = addOpenApiComponents(SwaggerModule.createDocument(app, options));
   // PAYMENT_METHODS is a setting, so its enum is filled in here rather than in a decorator.
   const schemas = document.components?.schemas as Record<string, { properties: Record<string, object> }>;
   schemas.CreateOrderDto.properties.payment_method = {
@@ -64,7 +79,8 @@ function configureHttpServer(server: Server, http: AppConfig['http']): void {
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
     logger: createLogger(config),
-    bodyParser: true,
+    // Parsers are mounted below, after the rate limit, so that a body that fails to parse still counts.
+    bodyParser: false,
   });
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
@@ -72,15 +88,19 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // GET whose If-None-Match matched the ETag (which also cost a SHA-1 of every body) or was `*`.
   app.set('etag', false);
   Object.defineProperty(app.getHttpAdapter().getInstance().request, 'fresh', { get: () => false });
+  installHttpMetrics(app, config.metricsPort);
   app.use(requestIdMiddleware);
   // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   if (config.corsOrigins !== null) {
     app.enableCors({
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
-      exposedHeaders: ['X-Request-Id', 'Retry-After'],
+      exposedHeaders: EXPOSED_HEADERS,
     });
   }
+  app.use(app.get(RateLimiter).middleware());
+  app.use(express.json({ verify: checkJsonBody }));
+  app.use(express.urlencoded({ extended: true }));
   app.setGlobalPrefix(API_PREFIX);
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));

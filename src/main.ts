@@ -1,13 +1,18 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { createApp } from './app.js';
 import { ConfigError, loadEnvironmentConfig } from './config/app-config.js';
-import { ShutdownSequence } from './lifecycle/shutdown-sequence.js';
+import { startTracing } from './observability/tracing.js';
 
 process.env.TZ = 'UTC';
 
 async function bootstrap(): Promise<void> {
   const config = await loadEnvironmentConfig();
+  // Tracing patches express, mysql2, ioredis and http as they load: the application is imported after it.
+  if (config.otlpEndpoint !== null) await startTracing(import.meta.url);
+  const [{ Logger }, { createApp }, { ShutdownSequence }] = await Promise.all([
+    import('@nestjs/common'),
+    import('./app.js'),
+    import('./lifecycle/shutdown-sequence.js'),
+  ]);
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
   if (config.jwt.generated) {

@@ -92,7 +92,10 @@ describe('accounts', () => {
       expect(dupName.body).toEqual({
         code: 400,
         message: 'Bad Request',
-        data: { details: 'username is already taken' },
+        data: {
+          details: 'username is already taken',
+          errors: [{ field: 'username', rule: 'unique', message: 'username is already taken' }],
+        },
       });
       const dupEmail = await api()
         .post('/api/v1/register')

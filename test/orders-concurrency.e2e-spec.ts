@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Agent } from 'node:http';
 import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
@@ -9,8 +9,10 @@ describe('orders under concurrency', () => {
   let t: TestApp;
   let admin: Account;
   let buyers: Account[];
-  // Enough sockets for every request to be in flight at once.
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Enough sockets for every request to be in flight at once. A fresh agent per test: a keep-alive socket left
+  // idle by the previous test can be closed by the server (keepAliveTimeout) just as it is reused, which a busy
+  // machine turns into an ECONNRESET.
+  let agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
   const order = (account: Account, items: Array<[number, number]>) =>
     request(t.url)
@@ -46,6 +48,11 @@ describe('orders under concurrency', () => {
     admin = await loginAdmin(t);
     buyers = [];
     for (let i = 0; i < 8; i++) buyers.push(await createAccount(t));
+  });
+
+  beforeEach(() => {
+    agent.destroy();
+    agent = new Agent({ keepAlive: true, maxSockets: 256 });
   });
 
   afterAll(async () => {

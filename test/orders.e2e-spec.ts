@@ -143,7 +143,16 @@ describe('orders', () => {
       expect(res.body).toEqual({
         code: 400,
         message: 'Bad Request',
-        data: { details: `Product ${short.id} has insufficient stock: requested 3, available 2` },
+        data: {
+          details: `Product ${short.id} has insufficient stock: requested 3, available 2`,
+          errors: [
+            {
+              field: 'items',
+              rule: 'stock',
+              message: `Product ${short.id} has insufficient stock: requested 3, available 2`,
+            },
+          ],
+        },
       });
       expect(await stockOf(good.id)).toBe(10);
       expect(await stockOf(short.id)).toBe(2);

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { RedisThrottlerStorage } from '../src/common/redis-throttler-storage.js';
 import { RedisConnection } from '../src/redis/redis-connection.js';
 import { createAccount } from './support/accounts.js';
+import { scrape } from './support/metrics.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 import { startTestApp } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
@@ -140,10 +141,12 @@ describe('Redis outage: the service keeps serving and recovers', () => {
     await redis.quit();
   });
 
-  it('serves HTTP and WebSocket while Redis is down, logs the loss and the return, and shares counters again', async () => {
+  it('serves HTTP and WebSocket while Redis is down, logs the loss and the return, reports it in /metrics, and shares counters again', async () => {
     const t = await startTestApp({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_KEY_PREFIX: prefix });
     try {
       const account = await createAccount(t); // two requests, counted in Redis
+      const before = await scrape(t.url); // scrapes are not rate limited: not counted
+      expect(before.value('commerce_redis_connected', { connection: 'commands' })).toBe(1);
       const counter = `${prefix}throttle:default:127.0.0.1`;
       expect(await redis.get(counter)).toBe('2');
 
@@ -157,6 +160,9 @@ describe('Redis outage: the service keeps serving and recovers', () => {
       const listProducts = () =>
         request(t.url).get('/api/v1/products').auth(account.token, { type: 'bearer' });
       await listProducts().expect(200);
+      const down = await scrape(t.url);
+      expect(down.value('commerce_redis_connected', { connection: 'commands' })).toBe(0);
+      expect(down.value('commerce_redis_connected', { connection: 'subscriber' })).toBe(0);
       const socket = await TestSocket.authenticated(t, account.token);
       socket.send({ type: 'message', data: { content: 'while Redis is down' } });
       expect((await socket.next()).data.content).toBe('while Redis is down');
@@ -166,8 +172,14 @@ describe('Redis outage: the service keeps serving and recovers', () => {
 
       await proxy.start();
       await Promise.all([logEntry('Redis reconnected'), logEntry('Realtime fan-out subscribed')]);
-      // That log line may be the subscriber's: the command connection reconnects on its own schedule.
-      if (commands.status !== 'ready') await once(commands, 'ready');
+      // That log may be the subscriber's: the commands connection is back when its gauge says so.
+      const connected = async (connection: string) =>
+        (await scrape(t.url)).value('commerce_redis_connected', { connection });
+      for (let i = 0; i < 100 && (await connected('commands')) !== 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(await connected('commands')).toBe(1);
+      expect(await connected('subscriber')).toBe(1);
       await listProducts().expect(200);
       expect(await redis.get(counter)).toBe('3');
       await logEntry('Redis is back: rate limits are shared again');

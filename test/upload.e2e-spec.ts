@@ -68,7 +68,11 @@ describe('upload', () => {
   async function expectRefused(send: () => request.Test, details: string): Promise<void> {
     const before = stored();
     const res = await send().expect(400);
-    expect(res.body).toEqual({ code: 400, message: 'Bad Request', data: { details } });
+    expect(res.body).toEqual({
+      code: 400,
+      message: 'Bad Request',
+      data: { details, errors: [{ field: 'file', rule: expect.any(String), message: details }] },
+    });
     expect(stored()).toEqual(before);
   }
 

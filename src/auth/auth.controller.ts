@@ -26,7 +26,7 @@ export class AuthController {
       'Other fields optional (default ""). Unknown fields such as `role` are refused.',
   })
   @ApiEnvelope(UserResponseDto, { status: 201, description: 'The new user, with phone and address' })
-  @ApiErrors(400, 429)
+  @ApiErrors(400, 429, { 400: { field: 'username', rule: 'unique', message: 'username is already taken' } })
   register(@Body() dto: RegisterDto): Promise<UserResponseDto> {
     return this.auth.register(dto);
   }
@@ -45,7 +45,10 @@ export class AuthController {
       'Retry-After until the window ends (unknown usernames alike).',
   })
   @ApiEnvelope(LoginResponseDto, { description: 'Tokens and user (without phone and address)' })
-  @ApiErrors(400, 401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'password', rule: 'isString', message: 'password must be a string' },
+    401: 'Invalid username or password',
+  })
   login(@Body() dto: LoginDto, @RequestClient() client: ClientInfo): Promise<LoginResponseDto> {
     return this.auth.login(dto, client);
   }

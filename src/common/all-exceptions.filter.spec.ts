@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import { AllExceptionsFilter } from './all-exceptions.filter.js';
+import { ValidationFailedException } from './validation.js';
 
 function capture() {
   const sent: { status?: number; body?: unknown } = {};
@@ -42,10 +43,13 @@ describe('AllExceptionsFilter', () => {
     errorLog = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   });
 
-  it('joins validation messages into details with a 400 code', () => {
+  it('puts every field error in data.errors and their messages, joined, in data.details', () => {
     const { host, sent } = capture();
     filter.catch(
-      new BadRequestException(['page must be an integer', 'page_size must not be greater than 100']),
+      new ValidationFailedException([
+        { field: 'page', rule: 'isInt', message: 'page must be an integer number' },
+        { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' },
+      ]),
       host,
     );
     expect(sent).toEqual({
@@ -53,7 +57,26 @@ describe('AllExceptionsFilter', () => {
       body: {
         code: 400,
         message: 'Bad Request',
-        data: { details: 'page must be an integer; page_size must not be greater than 100' },
+        data: {
+          details: 'page must be an integer number; page_size must not be greater than 100',
+          errors: [
+            { field: 'page', rule: 'isInt', message: 'page must be an integer number' },
+            { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' },
+          ],
+        },
+      },
+    });
+  });
+
+  it('gives any other 400 one entry for the whole request (field "")', () => {
+    const { host, sent } = capture();
+    filter.catch(new BadRequestException('Product 7 is not available'), host);
+    expect(sent.body).toEqual({
+      code: 400,
+      message: 'Bad Request',
+      data: {
+        details: 'Product 7 is not available',
+        errors: [{ field: '', rule: 'invalid', message: 'Product 7 is not available' }],
       },
     });
   });
@@ -102,7 +125,10 @@ describe('AllExceptionsFilter', () => {
     expect(sent.body).toEqual({
       code: 400,
       message: 'Bad Request',
-      data: { details: 'Malformed JSON in request body' },
+      data: {
+        details: 'Malformed JSON in request body',
+        errors: [{ field: '', rule: 'json', message: 'Malformed JSON in request body' }],
+      },
     });
   });
 

@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { Envelope, statusMessage } from './envelope.js';
+import { BodyRefusedError } from './json-body.js';
+import { FieldError, ValidationFailedException } from './validation.js';
 
 /** The only codes the API answers with (the specification's set). */
 const API_CODES = new Set([400, 401, 403, 404, 429, 500]);
@@ -33,44 +35,63 @@ function toApiCode(status: number): number {
   return status >= 400 && status < 500 ? 400 : 500;
 }
 
-function describeMiddlewareError(error: MiddlewareError): string {
+/** Body-parser refusals as a field error on the whole request (field ""). */
+function describeMiddlewareError(error: MiddlewareError): FieldError {
+  if (error instanceof BodyRefusedError) return { field: '', rule: error.rule, message: error.message };
   switch (error.type) {
     case 'entity.parse.failed':
-      return 'Malformed JSON in request body';
+      return { field: '', rule: 'json', message: 'Malformed JSON in request body' };
     case 'entity.too.large':
-      return `Request body is larger than ${error.limit} bytes`;
+      return { field: '', rule: 'maxBytes', message: `Request body is larger than ${error.limit} bytes` };
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return 'Unsupported request body encoding';
+      return { field: '', rule: 'encoding', message: 'Unsupported request body encoding' };
     default:
-      return error.message ?? 'Bad request';
+      return { field: '', rule: 'invalid', message: error.message ?? 'Bad request' };
   }
 }
 
+/** The field errors of a 400: the validation's own list, else the whole message as one entry. */
+function fieldErrorsOf(exception: HttpException, details: string): FieldError[] {
+  if (exception instanceof ValidationFailedException) return exception.errors;
+  return [{ field: '', rule: 'invalid', message: details }];
+}
+
+/** `data` of an error envelope; `errors` on every 400. */
+interface ErrorData {
+  details: string;
+  errors?: FieldError[];
+}
+
 /**
- * Catch-all filter: every error becomes the envelope `{code, message, data: {details}}` with the HTTP
- * status equal to `code`. Unknown errors are a generic 500; the log keeps the cause and the request id.
+ * Catch-all filter: every error becomes the envelope `{code, message, data: {details[, errors]}}` with the
+ * HTTP status equal to `code`. Unknown errors are a generic 500; the log keeps the cause and the request id.
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Exceptions');
 
-  catch(exception: unknown, host: ArgumentsHost): void {
+  catch(thrown: unknown, host: ArgumentsHost): void {
+    // Nest wraps errors of Express middleware (body-parser) in an HttpException; the original says more.
+    const exception =
+      thrown instanceof HttpException && isClientMiddlewareError(thrown.cause) ? thrown.cause : thrown;
     if (host.getType() !== 'http') throw exception;
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
 
     let code: number;
-    let details: string;
-    if (exception instanceof HttpException) {
-      code = toApiCode(exception.getStatus());
-      details = detailsOf(exception);
-    } else if (isClientMiddlewareError(exception)) {
+    let data: ErrorData;
+    if (isClientMiddlewareError(exception)) {
       code = 400;
-      details = describeMiddlewareError(exception);
+      const error = describeMiddlewareError(exception);
+      data = { details: error.message, errors: [error] };
+    } else if (exception instanceof HttpException) {
+      code = toApiCode(exception.getStatus());
+      const details = detailsOf(exception);
+      data = code === 400 ? { details, errors: fieldErrorsOf(exception, details) } : { details };
     } else {
       code = HttpStatus.INTERNAL_SERVER_ERROR;
-      details = 'Internal server error';
+      data = { details: 'Internal server error' };
       this.logger.error({
         msg: 'Unhandled error',
         requestId: request.id,
@@ -81,7 +102,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
 
     if (response.headersSent) return;
-    const body: Envelope<{ details: string }> = { code, message: statusMessage(code), data: { details } };
+    const body: Envelope<ErrorData> = { code, message: statusMessage(code), data };
     response.status(code).json(body);
   }
 }

@@ -4,7 +4,7 @@ import { IsInt, Max, Min } from 'class-validator';
 
 /** `:id` path parameter: a positive 32-bit integer, else 400 naming `id`. */
 export class IdParamDto {
-  @ApiProperty({ example: 1, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 1, minimum: 1 })
   @ToInteger()
   @IsInt()
   @Min(1)

@@ -1,20 +1,26 @@
-import { BadRequestException } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ToInteger } from './query-transforms.js';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, Min } from 'class-validator';
+import { CodePointLength, fieldError, Optional } from './validation.js';
 
 /** `page` and `page_size`, shared by every list endpoint. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1, example: 1 })
-  @IsOptional()
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
+  @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
   @Max(1_000_000)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, default: 10, example: 10, description: 'At most PAGE_SIZE_MAX (100)' })
-  @IsOptional()
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    default: 10,
+    example: 10,
+    description: 'At most PAGE_SIZE_MAX (100)',
+  })
+  @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
@@ -24,9 +30,9 @@ export class PageQueryDto {
 /** A list with a free-text `search` besides the page. */
 export class SearchPageQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ maxLength: 100, description: 'Case-insensitive substring; % and _ match literally' })
-  @IsOptional()
+  @Optional()
   @IsString()
-  @MaxLength(100)
+  @CodePointLength(0, 100)
   search?: string;
 }
 
@@ -39,7 +45,7 @@ export interface PageWindow {
 /** Checks `page_size` against PAGE_SIZE_MAX (a setting, so not a static decorator) and gives the offset. */
 export function pageWindow(query: PageQueryDto, pageSizeMax: number): PageWindow {
   if (query.page_size > pageSizeMax) {
-    throw new BadRequestException(`page_size must not be greater than ${pageSizeMax}`);
+    throw fieldError('page_size', 'max', `page_size must not be greater than ${pageSizeMax}`);
   }
   return { page: query.page, pageSize: query.page_size, skip: (query.page - 1) * query.page_size };
 }

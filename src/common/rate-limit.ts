@@ -1,60 +1,126 @@
-import { ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ThrottlerException, ThrottlerGuard, ThrottlerModuleOptions } from '@nestjs/throttler';
-import type { ThrottlerLimitDetail } from '@nestjs/throttler';
-import type { Response } from 'express';
+import { ThrottlerException } from '@nestjs/throttler';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { NextFunction, Request, Response } from 'express';
 import type { AppConfig } from '../config/app-config.js';
-import type { RedisConnection } from '../redis/redis-connection.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { Metrics } from '../observability/metrics.js';
+import { RedisConnection } from '../redis/redis-connection.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
 
 const AUTH_RATE_LIMIT = 'authRateLimit';
 
-/** Puts a route under the stricter `THROTTLE_AUTH_LIMIT` (shared by all such routes) besides the global limit. */
+/** Puts a route under the stricter `THROTTLE_AUTH_LIMIT` (shared by all such routes) besides the general limit. */
 export const AuthRateLimit = () => SetMetadata(AUTH_RATE_LIMIT, true);
 
 /**
- * Two limits per client (its IP, as Express sees it with TRUST_PROXY): `default` counts every request
- * to the API, `auth` counts the requests to the routes marked with @AuthRateLimit(). With REDIS_URL the
- * counters live in Redis, shared by every instance; otherwise in this process's memory.
+ * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
+ * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`.
  */
-export function throttlerOptions(
-  config: AppConfig,
-  reflector: Reflector,
-  redis: RedisConnection,
-): ThrottlerModuleOptions {
-  const isAuthRoute = (context: ExecutionContext) =>
-    reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMIT, [context.getHandler(), context.getClass()]) ===
-    true;
-  return {
-    throttlers: [
-      { name: 'default', ttl: config.throttle.ttlMs, limit: config.throttle.limit },
-      {
-        name: 'auth',
-        ttl: config.throttle.ttlMs,
-        limit: config.throttle.authLimit,
-        skipIf: (context) => !isAuthRoute(context),
-      },
-    ],
-    generateKey: (_context, tracker, throttlerName) => `throttle:${throttlerName}:${tracker}`,
-    storage:
+export type RateLimitBucket = 'default' | 'files' | 'auth';
+
+/** Headers a browser page on another origin may read (CORS `Access-Control-Expose-Headers`). */
+export const EXPOSED_HEADERS = [
+  'X-Request-Id',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Idempotent-Replayed',
+];
+
+/** Stored files: the page of a storefront fetches many at once, so they have their own, larger bucket. */
+const FILES_PATH = /^\/api\/v1\/uploads\//;
+/** Not counted: the OpenAPI UI and document (not the API) and the health probes (orchestrators poll them). */
+const UNCOUNTED_PATH = /^\/api\/(?:docs(?:[/-]|$)|v1\/health(?:\/|$))/;
+
+/**
+ * Counts requests per client (its IP as Express sees it, see TRUST_PROXY) and bucket, in Redis when
+ * REDIS_URL is set (shared by every instance), otherwise in this process's memory.
+ */
+@Injectable()
+export class RateLimiter {
+  private readonly storage: ThrottlerStorage;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    redis: RedisConnection,
+    private readonly metrics: Metrics,
+  ) {
+    this.storage =
       redis.client === null
         ? new SlidingWindowThrottlerStorage()
-        : new RedisThrottlerStorage(redis.client, redis.keyPrefix),
-  };
+        : new RedisThrottlerStorage(redis.client, redis.keyPrefix);
+  }
+
+  /**
+   * Counts one request in `bucket` and describes that bucket in the `X-RateLimit-*` headers; past the limit,
+   * returns the 429 to answer (with `Retry-After` set).
+   */
+  async hit(
+    bucket: RateLimitBucket,
+    request: Request,
+    response: Response,
+  ): Promise<ThrottlerException | null> {
+    const { ttlMs } = this.config.throttle;
+    const limit = this.limitOf(bucket);
+    const record = await this.storage.increment(
+      `throttle:${bucket}:${request.ip}`,
+      ttlMs,
+      limit,
+      ttlMs,
+      bucket,
+    );
+    response.setHeader('X-RateLimit-Limit', String(limit));
+    response.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
+    response.setHeader('X-RateLimit-Reset', String(record.timeToExpire));
+    if (!record.isBlocked) return null;
+    this.metrics.rateLimitRefusals.inc({ limit: bucket });
+    const retryAfter = Math.max(1, record.timeToBlockExpire);
+    response.setHeader('Retry-After', String(retryAfter));
+    return new ThrottlerException(
+      `Too many requests: at most ${limit} per ${Math.round(ttlMs / 1000)} s, retry in ${retryAfter} s`,
+    );
+  }
+
+  private limitOf(bucket: RateLimitBucket): number {
+    const { limit, authLimit, filesLimit } = this.config.throttle;
+    return bucket === 'auth' ? authLimit : bucket === 'files' ? filesLimit : limit;
+  }
+
+  /**
+   * Express middleware, mounted before the body parser and the router, so that every request counts:
+   * unknown routes and bodies that fail to parse too.
+   */
+  middleware() {
+    return (request: Request, response: Response, next: NextFunction): void => {
+      if (UNCOUNTED_PATH.test(request.path)) return next();
+      const bucket = request.method === 'GET' && FILES_PATH.test(request.path) ? 'files' : 'default';
+      this.hit(bucket, request, response).then((refusal) => next(refusal ?? undefined), next);
+    };
+  }
 }
 
-/** The throttler guard with a plain `Retry-After` header (seconds) whichever limit was hit. */
+/** The `auth` bucket for routes marked with @AuthRateLimit(); its headers replace the general ones. */
 @Injectable()
-export class RateLimitGuard extends ThrottlerGuard {
-  protected override async throwThrottlingException(
-    context: ExecutionContext,
-    detail: ThrottlerLimitDetail,
-  ): Promise<void> {
-    const retryAfter = Math.max(1, detail.timeToBlockExpire);
-    context.switchToHttp().getResponse<Response>().setHeader('Retry-After', String(retryAfter));
-    throw new ThrottlerException(
-      `Too many requests: at most ${detail.limit} per ${Math.round(detail.ttl / 1000)} s, retry in ${retryAfter} s`,
-    );
+export class AuthRateLimitGuard implements CanActivate {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return true;
+    const marked = this.reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMIT, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (marked !== true) return true;
+    const http = context.switchToHttp();
+    const refusal = await this.limiter.hit('auth', http.getRequest<Request>(), http.getResponse<Response>());
+    if (refusal !== null) throw refusal;
+    return true;
   }
 }

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       loginMaxFailures: 5,
       loginFailureWindowSeconds: 900,
     });
-    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10 });
+    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10, filesLimit: 1200 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
     expect(config.upload.allowedTypes).toEqual([
@@ -182,6 +182,22 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
+    );
+  });
+
+  it('reads METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT, both off by default', () => {
+    expect(loadConfig({})).toMatchObject({ metricsPort: null, otlpEndpoint: null });
+    expect(
+      loadConfig({ METRICS_PORT: '9464', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toMatchObject({ metricsPort: 9464, otlpEndpoint: 'http://collector:4318' });
+    expect(problemsOf({ METRICS_PORT: 'x' })).toContain(
+      'METRICS_PORT must be an integer from 0 to 65535 (got "x")',
+    );
+    expect(problemsOf({ PORT: '8080', METRICS_PORT: '8080' })).toContain(
+      'METRICS_PORT must differ from PORT (both 8080)',
+    );
+    expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toContain(
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "collector:4318")',
     );
   });
 

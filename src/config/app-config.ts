@@ -9,6 +9,7 @@ import {
   isIP,
   Matches,
   MinLength,
+  ValidateBy,
   ValidateIf,
   validateSync,
 } from 'class-validator';
@@ -54,7 +55,7 @@ export interface AppConfig {
     loginFailureWindowSeconds: number;
   };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number };
+  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
@@ -73,6 +74,10 @@ export interface AppConfig {
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
+  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  metricsPort: number | null;
+  /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
+  otlpEndpoint: string | null;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -229,6 +234,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1)
   THROTTLE_AUTH_LIMIT = 10;
 
+  @IntegerVariable(1)
+  THROTTLE_FILES_LIMIT = 1200;
+
   @IntegerVariable(1, 10_000)
   PAGE_SIZE_MAX = 100;
 
@@ -300,6 +308,21 @@ export class EnvironmentVariables {
   @IsOptional()
   @OneOfVariable(LOG_LEVELS)
   LOG_LEVEL?: LogLevelName;
+
+  @IsOptional()
+  @IntegerVariable(0, 65535)
+  @ValidateBy({
+    name: 'differsFromPort',
+    validator: {
+      validate: (port, args) => port === 0 || port !== (args!.object as EnvironmentVariables).PORT,
+      defaultMessage: (args) => `$property must differ from PORT (both ${args!.value})`,
+    },
+  })
+  METRICS_PORT?: number;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -361,6 +384,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       ttlMs: variables.THROTTLE_TTL_MS,
       limit: variables.THROTTLE_LIMIT,
       authLimit: variables.THROTTLE_AUTH_LIMIT,
+      filesLimit: variables.THROTTLE_FILES_LIMIT,
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
@@ -381,6 +405,8 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
+    metricsPort: variables.METRICS_PORT ?? null,
+    otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
   };
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
+import { CreationTimeSubscriber } from './creation-time.subscriber.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 import { mysqlDriver } from './mysql-driver.js';
@@ -13,7 +14,13 @@ import { mysqlDriver } from './mysql-driver.js';
 export function buildDataSourceOptions(
   config: Pick<AppConfig, 'database' | 'databasePoolSize' | 'databaseTimeouts'>,
 ): DataSourceOptions {
-  const common = { entities, migrations, synchronize: false, migrationsTransactionMode: 'each' as const };
+  const common = {
+    entities,
+    migrations,
+    subscribers: [CreationTimeSubscriber],
+    synchronize: false,
+    migrationsTransactionMode: 'each' as const,
+  };
   if (config.database.type === 'sqlite') {
     mkdirSync(dirname(config.database.path), { recursive: true });
     return {

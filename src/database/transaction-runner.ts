@@ -18,6 +18,8 @@ export class TransactionRunner {
   private readonly logger = new Logger(TransactionRunner.name);
   private readonly serialize: boolean;
   private queue: Promise<unknown> = Promise.resolve();
+  /** SQLite: transactions running or queued (at most one runs); reported as the pool metrics. */
+  pending = 0;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     this.serialize = dataSource.options.type === 'better-sqlite3';
@@ -25,8 +27,9 @@ export class TransactionRunner {
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialize) return this.withRetry(work);
+    this.pending += 1;
     const result = this.queue.then(() => this.dataSource.transaction(work));
-    this.queue = result.catch(() => undefined);
+    this.queue = result.catch(() => undefined).finally(() => (this.pending -= 1));
     return result;
   }
 

@@ -1,8 +1,8 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import type { HealthIndicatorResult } from '@nestjs/terminus';
-import { SkipThrottle } from '@nestjs/throttler';
-import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
 import { ShutdownSequence } from '../lifecycle/shutdown-sequence.js';
 import { RedisConnection } from '../redis/redis-connection.js';
@@ -10,15 +10,22 @@ import { RedisConnection } from '../redis/redis-connection.js';
 /** Every dependency check answers within this bound, whatever state the dependency is in. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1000;
 
-const failureExample = (details: string) => ({
-  description: 'Not ready; `details` names what failed (500: the API has no 503)',
-  schema: { example: { code: 500, message: 'Internal Server Error', data: { details } } },
-});
+export class LiveDto {
+  @ApiProperty({ enum: ['ok'], example: 'ok' }) status: 'ok';
+}
+
+export class HealthDto extends LiveDto {
+  @ApiProperty({ enum: ['up'], example: 'up' }) database: 'up';
+}
+
+export class ReadyDto extends HealthDto {
+  @ApiProperty({ enum: ['up', 'disabled'], example: 'up', description: '`disabled` without REDIS_URL' })
+  redis: 'up' | 'disabled';
+}
 
 /** Orchestrator probes: never rate limited, no token. Failures are 500 envelopes naming the cause. */
 @ApiTags('health')
 @Public()
-@SkipThrottle({ default: true, auth: true })
 @Controller('health')
 export class HealthController {
   constructor(
@@ -30,13 +37,13 @@ export class HealthController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Liveness and database reachability (the database answers within 1 s)' })
-  @ApiOkResponse({
-    description: 'The service is up and its database answers',
-    schema: { example: { code: 200, message: 'OK', data: { status: 'ok', database: 'up' } } },
+  @ApiOperation({
+    summary: 'Liveness and database reachability (the database answers within 1 s)',
+    description: 'An unreachable database is a 500 with details `Database is unreachable`.',
   })
-  @ApiResponse({ status: 500, ...failureExample('Database is unreachable') })
-  async check(): Promise<{ status: 'ok'; database: 'up' }> {
+  @ApiEnvelope(HealthDto, { description: 'The service is up and its database answers' })
+  @ApiErrors()
+  async check(): Promise<HealthDto> {
     try {
       await this.health.check([() => this.pingDatabase()]);
     } catch {
@@ -48,23 +55,22 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process is up and its event loop answers (no dependency checked)' })
-  @ApiOkResponse({ schema: { example: { code: 200, message: 'OK', data: { status: 'ok' } } } })
-  live(): { status: 'ok' } {
+  @ApiEnvelope(LiveDto, { description: 'The process is up' })
+  @ApiErrors()
+  live(): LiveDto {
     return { status: 'ok' };
   }
 
   @Get('ready')
   @ApiOperation({
     summary: 'Readiness: not shutting down, the database and (with REDIS_URL) Redis answer within 1 s each',
+    description:
+      'Not ready is a 500 whose details name what failed, e.g. `Not ready: draining` or ' +
+      '`Not ready: database (timeout of 1000ms exceeded)`.',
   })
-  @ApiOkResponse({
-    description: 'Ready to take traffic; `redis` is `disabled` without REDIS_URL',
-    schema: {
-      example: { code: 200, message: 'OK', data: { status: 'ok', database: 'up', redis: 'up' } },
-    },
-  })
-  @ApiResponse({ status: 500, ...failureExample('Not ready: database (timeout of 1000ms exceeded)') })
-  async ready(): Promise<{ status: 'ok'; database: 'up'; redis: 'up' | 'disabled' }> {
+  @ApiEnvelope(ReadyDto, { description: 'Ready to take traffic' })
+  @ApiErrors()
+  async ready(): Promise<ReadyDto> {
     if (this.shutdown.draining) throw new ServiceUnavailableException('Not ready: draining');
     const redis = this.redis.client;
     try {

@@ -1,22 +1,11 @@
-import {
-  BadRequestException,
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Query,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { IdParamDto } from '../common/id-param.dto.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { fieldError } from '../common/validation.js';
 import {
   CreateOrderDto,
   OrderDetailResponseDto,
@@ -37,7 +26,13 @@ export class OrdersController {
   @Get()
   @ApiOperation({ summary: "List the caller's orders, newest first" })
   @ApiEnvelope(OrderResponseDto, { list: true })
-  @ApiErrors(400, 401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: {
+      field: 'status',
+      rule: 'isIn',
+      message: 'status must be one of the following values: pending, paid, shipped, completed, cancelled',
+    },
+  })
   list(
     @Query() query: OrderListQueryDto,
     @CurrentUser() actor: AuthUser,
@@ -54,8 +49,14 @@ export class OrdersController {
       'returns the first order (header `Idempotent-Replayed: true`).',
   })
   @ApiHeader({ name: 'Idempotency-Key', required: false, description: '1-128 visible ASCII characters' })
-  @ApiEnvelope(OrderResponseDto, { status: 201, description: 'The order, without items' })
-  @ApiErrors(400, 401, 429)
+  @ApiEnvelope(OrderResponseDto, {
+    status: 201,
+    description: 'The order, without items (the earlier one when replayed)',
+    headers: ['Idempotent-Replayed'],
+  })
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'items.0.quantity', rule: 'min', message: 'items.0.quantity must not be less than 1' },
+  })
   async create(
     @Body() dto: CreateOrderDto,
     @CurrentUser() actor: AuthUser,
@@ -63,7 +64,11 @@ export class OrdersController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponseDto> {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw new BadRequestException('Idempotency-Key must be 1-128 visible ASCII characters');
+      throw fieldError(
+        'Idempotency-Key',
+        'matches',
+        'Idempotency-Key must be 1-128 visible ASCII characters',
+      );
     }
     const { order, replayed } = await this.orders.create(dto, actor, idempotencyKey);
     if (replayed) response.setHeader('Idempotent-Replayed', 'true');
@@ -73,7 +78,10 @@ export class OrdersController {
   @Get(':id')
   @ApiOperation({ summary: 'Read an order with its items (own orders; admins any)' })
   @ApiEnvelope(OrderDetailResponseDto)
-  @ApiErrors(400, 401, 404, 429)
+  @ApiErrors(400, 401, 404, 429, {
+    ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
+    404: 'Order 41 not found',
+  })
   get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderDetailResponseDto> {
     return this.orders.get(id, actor);
   }
@@ -82,7 +90,10 @@ export class OrdersController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel an own pending order; its stock is restored' })
   @ApiEnvelope(OrderResponseDto)
-  @ApiErrors(400, 401, 404, 429)
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: '', rule: 'invalid', message: 'Only a pending order can be cancelled; this order is paid' },
+    404: 'Order 41 not found',
+  })
   cancel(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderResponseDto> {
     return this.orders.cancel(id, actor);
   }
@@ -97,7 +108,10 @@ export class OrdersController {
       'refunded needs status cancelled or completed. Cancelling restores stock.',
   })
   @ApiEnvelope(OrderResponseDto)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    400: { field: '', rule: 'invalid', message: 'status cannot go from pending to shipped' },
+    404: 'Order 41 not found',
+  })
   updateStatus(@Param() { id }: IdParamDto, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
     return this.orders.updateStatus(id, dto);
   }

@@ -2,16 +2,18 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, Not, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
+import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { insertedId } from '../database/inserted-id.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
-import { ProductsService, StockRequest } from '../products/products.service.js';
+import { Metrics } from '../observability/metrics.js';
+import { InsufficientStockException, ProductsService, StockRequest } from '../products/products.service.js';
 import { User } from '../users/user.entity.js';
 import {
   AdminOrderListQueryDto,
@@ -49,11 +51,14 @@ export class OrdersService {
     private readonly transactions: TransactionRunner,
     private readonly events: EventEmitter2,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
     if (!this.config.paymentMethods.includes(dto.payment_method)) {
-      throw new BadRequestException(
+      throw fieldError(
+        'payment_method',
+        'isIn',
         `payment_method must be one of: ${this.config.paymentMethods.join(', ')}`,
       );
     }
@@ -70,16 +75,11 @@ export class OrdersService {
     let order: Order;
     try {
       order = await this.transactions.run(async (manager) => {
-        const reserved = await this.products.reserveStock(manager, items);
-        await this.assertPendingLimit(manager, actor.id);
         const now = new Date();
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
           userId: actor.id,
-          totalCents: items.reduce(
-            (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
-            0,
-          ),
+          totalCents: 0,
           status: 'pending',
           paymentStatus: 'pending',
           shippingAddress: dto.shipping_address,
@@ -89,17 +89,26 @@ export class OrdersService {
           createdAt: now,
           updatedAt: now,
         });
-        // Without updateEntity(false) TypeORM would read created_at and updated_at back with a SELECT inside
-        // the transaction, although they were just set here.
-        created.id = insertedId(
-          await manager
-            .createQueryBuilder()
-            .insert()
-            .into(Order)
-            .values(created)
-            .updateEntity(false)
-            .execute(),
+        // With a key, the order row is written first: it claims the key in the unique index, and a concurrent
+        // request with the same key waits on that index entry until this transaction ends (MySQL/MariaDB; on
+        // SQLite transactions run one at a time). It then fails as a duplicate and replays this order, rather
+        // than racing for the stock. Without a key the row is written once, with its total.
+        if (idempotencyKey !== undefined) created.id = await insertOrder(manager, created);
+        const reserved = await this.products.reserveStock(manager, items);
+        await this.assertPendingLimit(manager, actor.id, created.id);
+        created.totalCents = items.reduce(
+          (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
+          0,
         );
+        if (idempotencyKey === undefined) created.id = await insertOrder(manager, created);
+        else {
+          // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
+          await manager.update(
+            Order,
+            { id: created.id },
+            { totalCents: created.totalCents, updatedAt: created.updatedAt },
+          );
+        }
         await manager.insert(
           OrderItem,
           items.map((item) => ({
@@ -113,6 +122,7 @@ export class OrdersService {
         return created;
       });
     } catch (error) {
+      if (error instanceof InsufficientStockException) this.metrics.ordersRefusedForStock.inc();
       // The same key sent twice at once: the unique index lets one through; the other replays it.
       if (idempotencyKey !== undefined && isUniqueViolation(error)) {
         const earlier = await this.findByIdempotencyKey(actor.id, idempotencyKey);
@@ -120,6 +130,7 @@ export class OrdersService {
       }
       throw error;
     }
+    this.metrics.ordersCreated.inc();
     const response = toOrderResponse(order);
     await this.emit(ORDER_CREATED, order.userId, response);
     return { order: response, replayed: false };
@@ -213,7 +224,7 @@ export class OrdersService {
   /** An admin moves status and payment_status along the allowed transitions. */
   async updateStatus(id: number, dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
-      throw new BadRequestException('status or payment_status is required');
+      throw fieldError('status', 'required', 'status or payment_status is required');
     }
     return this.changeState(id, {}, (current) =>
       nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
@@ -225,7 +236,9 @@ export class OrdersService {
     scope: { userId?: number },
     decide: (current: OrderState) => OrderState | string,
   ): Promise<OrderResponseDto> {
+    let cancelled = false;
     const order = await this.transactions.run(async (manager) => {
+      cancelled = false;
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
       const next = decide(current);
@@ -239,10 +252,12 @@ export class OrdersService {
       );
       if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
+        cancelled = true;
         await this.products.releaseStock(manager, await this.stockOf(manager, id));
       }
       return { ...current, ...next, updatedAt: now };
     });
+    if (cancelled) this.metrics.ordersCancelled.inc();
     const response = toOrderResponse(order);
     await this.emit(ORDER_UPDATED, order.userId, response);
     return response;
@@ -310,9 +325,12 @@ export class OrdersService {
    * ORDER_MAX_PENDING_PER_USER. Counted inside the placing transaction without locking the user: on MySQL a
    * user's simultaneous placements may each see the others uncommitted and pass together (documented in api.md).
    */
-  private async assertPendingLimit(manager: EntityManager, userId: number): Promise<void> {
+  private async assertPendingLimit(manager: EntityManager, userId: number, placing?: number): Promise<void> {
     const max = this.config.orders.maxPendingPerUser;
-    const pending = await manager.count(Order, { where: { userId, status: 'pending' } });
+    // With an Idempotency-Key the order being placed is already written (`placing`): it does not count.
+    const pending = await manager.count(Order, {
+      where: { userId, status: 'pending', ...(placing === undefined ? {} : { id: Not(placing) }) },
+    });
     if (pending >= max) {
       throw new BadRequestException(
         `At most ${max} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
@@ -348,6 +366,16 @@ export class OrdersService {
   }
 }
 
+/**
+ * Inserts an order and gives its id. updateEntity(false): otherwise TypeORM would read created_at and
+ * updated_at back with a SELECT inside the transaction, although they were just set.
+ */
+async function insertOrder(manager: EntityManager, order: Order): Promise<number> {
+  return insertedId(
+    await manager.createQueryBuilder().insert().into(Order).values(order).updateEntity(false).execute(),
+  );
+}
+
 /** Merges repeated products and orders the requests by product id (the locking order). */
 function mergeItems(dto: CreateOrderDto): StockRequest[] {
   const quantities = new Map<number, number>();
@@ -357,7 +385,9 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
   const merged = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
   const tooMany = merged.find((item) => item.quantity > MAX_QUANTITY);
   if (tooMany !== undefined) {
-    throw new BadRequestException(
+    throw fieldError(
+      'items',
+      'maxQuantity',
       `items: product ${tooMany.productId} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
     );
   }
@@ -366,7 +396,11 @@ function mergeItems(dto: CreateOrderDto): StockRequest[] {
 
 function replay(order: Order, requestHash: string): CreatedOrder {
   if (order.requestHash !== requestHash) {
-    throw new BadRequestException('Idempotency-Key was already used with a different request');
+    throw fieldError(
+      'Idempotency-Key',
+      'sameRequest',
+      'Idempotency-Key was already used with a different request',
+    );
   }
   return { order: toOrderResponse(order), replayed: true };
 }

@@ -29,7 +29,10 @@ export class ProductsController {
       'and see what a user sees.',
   })
   @ApiEnvelope(ProductResponseDto, { list: true })
-  @ApiErrors(400, 401, 403, 429)
+  @ApiErrors(400, 401, 403, 429, {
+    ...{ 400: { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' } },
+    403: 'Only an admin may filter by is_active',
+  })
   list(
     @Query() query: ProductListQueryDto,
     @CurrentUser() actor: AuthUser | undefined,
@@ -41,7 +44,9 @@ export class ProductsController {
   @Roles('admin')
   @ApiOperation({ summary: 'Create a product (admin)' })
   @ApiEnvelope(ProductResponseDto, { status: 201 })
-  @ApiErrors(400, 401, 403, 429)
+  @ApiErrors(400, 401, 403, 429, {
+    400: { field: 'price', rule: 'min', message: 'price must not be less than 0.01' },
+  })
   create(@Body() dto: CreateProductDto): Promise<ProductResponseDto> {
     return this.products.create(dto);
   }
@@ -53,7 +58,10 @@ export class ProductsController {
     description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',
   })
   @ApiEnvelope(ProductResponseDto)
-  @ApiErrors(400, 401, 404, 429)
+  @ApiErrors(400, 401, 404, 429, {
+    ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
+    404: 'Product 12 not found',
+  })
   get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
     return this.products.get(id, actor);
   }
@@ -65,7 +73,14 @@ export class ProductsController {
     description: 'Partial: only the fields sent change; may also set category_id, image and is_active.',
   })
   @ApiEnvelope(ProductResponseDto)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    400: {
+      field: 'image',
+      rule: 'uploadedFile',
+      message: 'image must be the filename of a file uploaded through /upload',
+    },
+    404: 'Product 12 not found',
+  })
   update(@Param() { id }: IdParamDto, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
     return this.products.update(id, dto);
   }
@@ -74,7 +89,10 @@ export class ProductsController {
   @Roles('admin')
   @ApiOperation({ summary: 'Delete a product (admin; soft delete, order history keeps it)' })
   @ApiEnvelope(null)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
+    404: 'Product 12 not found',
+  })
   remove(@Param() { id }: IdParamDto): Promise<void> {
     return this.products.remove(id);
   }

@@ -1,15 +1,10 @@
-import {
-  BadRequestException,
-  ForbiddenException,
-  Inject,
-  Injectable,
-  NotFoundException,
-} from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, In, IsNull, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
+import { fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
@@ -30,6 +25,13 @@ const SORT_COLUMNS = {
   name: 'name',
   created_at: 'createdAt',
 } as const;
+
+/** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
+export class InsufficientStockException extends ValidationFailedException {
+  constructor(message: string) {
+    super([{ field: 'items', rule: 'stock', message }]);
+  }
+}
 
 export interface StockRequest {
   productId: number;
@@ -76,7 +78,7 @@ export class ProductsService {
       throw new ForbiddenException('Only an admin may filter by is_active');
     }
     if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
-      throw new BadRequestException('min_price must not be greater than max_price');
+      throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
     }
 
     const qb = this.products.createQueryBuilder('p');
@@ -130,7 +132,11 @@ export class ProductsService {
 
   async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
     if (dto.image !== undefined && dto.image !== '' && !(await this.uploads.isStoredFile(dto.image))) {
-      throw new BadRequestException('image must be the filename of a file uploaded through /upload');
+      throw fieldError(
+        'image',
+        'uploadedFile',
+        'image must be the filename of a file uploaded through /upload',
+      );
     }
     const changes: Partial<Product> = {
       name: dto.name,
@@ -207,14 +213,16 @@ export class ProductsService {
     manager: EntityManager,
     productId: number,
     quantity: number,
-  ): Promise<BadRequestException> {
+  ): Promise<ValidationFailedException> {
     const product = await manager.getRepository(Product).findOne({
       select: { id: true, stock: true, isActive: true },
       where: { id: productId },
     });
-    if (product === null) return new BadRequestException(`Product ${productId} not found`);
-    if (!product.isActive) return new BadRequestException(`Product ${productId} is not available`);
-    return new BadRequestException(
+    if (product === null) return fieldError('items', 'productExists', `Product ${productId} not found`);
+    if (!product.isActive) {
+      return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
+    }
+    return new InsufficientStockException(
       `Product ${productId} has insufficient stock: requested ${quantity}, available ${product.stock}`,
     );
   }

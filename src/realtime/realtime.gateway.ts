@@ -12,6 +12,7 @@ import { WebSocket, type RawData, type WebSocketServer as WsServer } from 'ws';
 import { AuthService } from '../auth/auth.service.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { Metrics } from '../observability/metrics.js';
 import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
 import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
 import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
@@ -48,6 +49,7 @@ export class RealtimeGateway
     private readonly auth: AuthService,
     private readonly registry: ConnectionRegistry,
     private readonly fanout: RealtimeFanout,
+    private readonly metrics: Metrics,
   ) {}
 
   afterInit(): void {
@@ -70,6 +72,7 @@ export class RealtimeGateway
   handleDisconnect(socket: WebSocket): void {
     const session = this.registry.remove(socket);
     if (session !== undefined) {
+      this.metrics.websocketConnections.set(this.registry.size);
       this.logger.log({ msg: 'WebSocket closed', userId: session.user.id, connections: this.registry.size });
     }
   }
@@ -121,6 +124,7 @@ export class RealtimeGateway
       this.closeAtExpiry(socket, session, expiresAt);
       socket.on('message', (data, isBinary) => this.onFrame(socket, session, data, isBinary));
       socket.on('pong', () => (session.isAlive = true));
+      this.metrics.websocketConnections.set(this.registry.size);
       this.logger.log({ msg: 'WebSocket connected', userId: user.id, connections: this.registry.size });
     } catch (error) {
       this.refuse(socket, error);
@@ -153,6 +157,7 @@ export class RealtimeGateway
     }
     session.framesInWindow += 1;
     if (session.framesInWindow > limit) {
+      this.metrics.rateLimitRefusals.inc({ limit: 'websocket' });
       this.send(socket, errorFrame(429, `Too many frames: at most ${limit} per second`));
       return;
     }

@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from 
 import { Redis, RedisOptions } from 'ioredis';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { Metrics } from '../observability/metrics.js';
 
 /** Reconnection delay: 100 ms, 200 ms, … up to 2 s, forever. */
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 2000);
@@ -20,7 +21,10 @@ export class RedisConnection implements OnModuleInit, OnApplicationShutdown {
   readonly client: Redis | null;
   readonly keyPrefix: string;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
+  ) {
     this.keyPrefix = config.redisKeyPrefix;
     this.client =
       config.redisUrl === null
@@ -71,13 +75,17 @@ export class RedisConnection implements OnModuleInit, OnApplicationShutdown {
     let up = false;
     let everUp = false;
     let errorLogged = false;
+    const connected = this.metrics.redisConnected.labels(name);
+    connected.set(0);
     client.on('ready', () => {
+      connected.set(1);
       up = true;
       errorLogged = false;
       this.logger.log({ msg: everUp ? 'Redis reconnected' : 'Redis connected', connection: name });
       everUp = true;
     });
     client.on('close', () => {
+      connected.set(0);
       if (!up || this.closing) return;
       up = false;
       this.logger.warn({ msg: 'Redis connection lost, reconnecting', connection: name });

@@ -41,7 +41,7 @@ export class UploadController {
     },
   })
   @ApiEnvelope(UploadResultDto, { description: 'The stored file' })
-  @ApiErrors(400, 401, 429)
+  @ApiErrors(400, 401, 429, { 400: { field: 'file', rule: 'empty', message: 'file must not be empty' } })
   upload(@Req() request: Request): Promise<UploadResultDto> {
     return this.uploads.receive(request);
   }
@@ -63,7 +63,7 @@ export class UploadController {
       DETECTABLE_TYPES.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
     ),
   })
-  @ApiErrors(404, 429)
+  @ApiErrors(404, 429, { 404: 'No uploaded file at this path' })
   async download(
     @Param('year') year: string,
     @Param('month') month: string,

@@ -1,10 +1,11 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { fieldError } from '../common/validation.js';
 import type { UploadResultDto } from './dto/upload-result.dto.js';
 import { detectFileType, mimeOfExtension, SNIFF_BYTES, type FileType } from './file-type.js';
 import { isStoredPathFormat, newStoredPath, sanitiseOriginalName } from './upload-names.js';
@@ -27,7 +28,8 @@ export interface StoredFile {
   contentType: string;
 }
 
-const bad = (details: string) => new BadRequestException(details);
+/** A refused upload: a field error on `file`, `rule` one of multipart, required, empty, maxBytes, fileType. */
+const bad = (rule: string, details: string) => fieldError(FILE_PART, rule, details);
 
 @Injectable()
 export class UploadService {
@@ -42,7 +44,7 @@ export class UploadService {
    * removes what was written before the promise settles.
    */
   async receive(request: IncomingMessage): Promise<UploadResultDto> {
-    const notMultipart = bad('Content-Type must be multipart/form-data with a boundary');
+    const notMultipart = bad('multipart', 'Content-Type must be multipart/form-data with a boundary');
     // busboy would also parse a URL-encoded body.
     if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) throw notMultipart;
     let form: busboy.Busboy;
@@ -95,24 +97,26 @@ export class UploadService {
         fileStream = stream;
         if (name !== FILE_PART) {
           const part = name ? `"${name}"` : 'without a name';
-          fail(bad(`unexpected part ${part}: ${ONLY_PART}`));
+          fail(bad('multipart', `unexpected part ${part}: ${ONLY_PART}`));
           return;
         }
         // Emitted as the limit is crossed, so the answer does not wait for the rest of the upload.
         stream.once('limit', () =>
-          fail(bad(`${FILE_PART} must not be larger than ${this.config.upload.maxBytes} bytes`)),
+          fail(bad('maxBytes', `${FILE_PART} must not be larger than ${this.config.upload.maxBytes} bytes`)),
         );
         received = this.storeFile(stream, info.filename);
         received.catch(fail);
       });
-      form.on('filesLimit', () => fail(bad(`only one file may be sent: ${ONLY_PART}`)));
-      form.on('fieldsLimit', () => fail(bad(`text fields are not accepted: ${ONLY_PART}`)));
-      form.on('partsLimit', () => fail(bad(`the form holds more than one part: ${ONLY_PART}`)));
-      form.on('error', (error) => fail(bad(`malformed multipart body: ${(error as Error).message}`)));
+      form.on('filesLimit', () => fail(bad('multipart', `only one file may be sent: ${ONLY_PART}`)));
+      form.on('fieldsLimit', () => fail(bad('multipart', `text fields are not accepted: ${ONLY_PART}`)));
+      form.on('partsLimit', () => fail(bad('multipart', `the form holds more than one part: ${ONLY_PART}`)));
+      form.on('error', (error) =>
+        fail(bad('multipart', `malformed multipart body: ${(error as Error).message}`)),
+      );
       form.on('close', () => {
         if (settled) return;
         if (received === undefined) {
-          fail(bad(`file is required: ${ONLY_PART}`));
+          fail(bad('required', `file is required: ${ONLY_PART}`));
           return;
         }
         // The whole form was read and valid: from here only storage can fail.
@@ -131,7 +135,7 @@ export class UploadService {
       });
       // Also reports a client that went away before this handler ran.
       finished(request, (error) => {
-        if (error) fail(bad('the upload was interrupted before the end of the form'));
+        if (error) fail(bad('multipart', 'the upload was interrupted before the end of the form'));
       });
       request.pipe(form);
     });
@@ -174,7 +178,7 @@ export class UploadService {
       head.push(next.value);
       headLength += next.value.length;
     }
-    if (headLength === 0) throw bad(`${FILE_PART} must not be empty`);
+    if (headLength === 0) throw bad('empty', `${FILE_PART} must not be empty`);
     const type = this.allowedType(detectFileType(Buffer.concat(head)));
 
     const path = newStoredPath(type.ext);
@@ -212,12 +216,14 @@ export class UploadService {
     const allowed = this.config.upload.allowedTypes;
     if (type === null) {
       throw bad(
+        'fileType',
         `${FILE_PART} content must be one of ${allowed.join(', ')} (detected from its bytes; ` +
           'the declared type is not trusted)',
       );
     }
     if (!allowed.includes(type.mime)) {
       throw bad(
+        'fileType',
         `${FILE_PART} content is ${type.mime}, which is not allowed (allowed: ${allowed.join(', ')})`,
       );
     }

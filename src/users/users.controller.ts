@@ -22,7 +22,9 @@ export class UsersController {
     description: 'Ordered by id. `search` matches username, email, first and last name.',
   })
   @ApiEnvelope(UserResponseDto, { list: true, description: 'Users without phone and address' })
-  @ApiErrors(400, 401, 403, 429)
+  @ApiErrors(400, 401, 403, 429, {
+    400: { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' },
+  })
   list(@Query() query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
     return this.users.list(query);
   }
@@ -30,7 +32,10 @@ export class UsersController {
   @Get(':id')
   @ApiOperation({ summary: 'Read a user (own record, or any as admin)' })
   @ApiEnvelope(UserResponseDto)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
+    404: 'User 7 not found',
+  })
   get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<UserResponseDto> {
     return this.users.get(id, actor);
   }
@@ -41,7 +46,14 @@ export class UsersController {
     description: 'Partial: only the fields sent change. `role` and `is_active` may be sent by admins only.',
   })
   @ApiEnvelope(UserResponseDto)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    400: {
+      field: 'first_name',
+      rule: 'maxLength',
+      message: 'first_name must be shorter than or equal to 50 characters',
+    },
+    404: 'User 7 not found',
+  })
   update(
     @Param() { id }: IdParamDto,
     @Body() dto: UpdateUserDto,
@@ -53,7 +65,10 @@ export class UsersController {
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a user (soft delete; own record, or any as admin)' })
   @ApiEnvelope(null)
-  @ApiErrors(400, 401, 403, 404, 429)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
+    404: 'User 7 not found',
+  })
   remove(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<void> {
     return this.users.remove(id, actor);
   }

@@ -13,6 +13,7 @@ import type { AuthUser } from '../auth/auth-user.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import type { RegisterDto } from '../auth/dto/register.dto.js';
 import { Paginated } from '../common/envelope.js';
+import { FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
 import { containsPattern, LIKE_ESCAPE, SearchPageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -63,11 +64,15 @@ export class UsersService implements OnApplicationBootstrap {
       .select(['u.username', 'u.email'])
       .where('u.username = :username OR u.email = :email', { username: dto.username, email: dto.email })
       .getMany();
-    const problems: string[] = [];
+    const problems: FieldError[] = [];
     const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
-    if (taken.some((u) => same(u.username, dto.username))) problems.push('username is already taken');
-    if (taken.some((u) => same(u.email, dto.email))) problems.push('email is already registered');
-    if (problems.length > 0) throw new BadRequestException(problems);
+    if (taken.some((u) => same(u.username, dto.username))) {
+      problems.push({ field: 'username', rule: 'unique', message: 'username is already taken' });
+    }
+    if (taken.some((u) => same(u.email, dto.email))) {
+      problems.push({ field: 'email', rule: 'unique', message: 'email is already registered' });
+    }
+    if (problems.length > 0) throw new ValidationFailedException(problems);
 
     const user = this.users.create({
       username: dto.username,
@@ -84,7 +89,8 @@ export class UsersService implements OnApplicationBootstrap {
       await this.transactions.run((manager) => manager.insert(User, user));
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
-      if (isUniqueViolation(error)) throw new BadRequestException('username or email is already taken');
+      if (isUniqueViolation(error))
+        throw fieldError('username', 'unique', 'username or email is already taken');
       throw error;
     }
     return this.users.findOneByOrFail({ id: user.id });

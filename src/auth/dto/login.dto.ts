@@ -1,16 +1,21 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { IsString } from 'class-validator';
 import { UserResponseDto } from '../../users/dto/user-response.dto.js';
+import { CodePointLength, NormalizedIdentifier } from '../../common/validation.js';
 
 export class LoginDto {
-  @ApiProperty({ example: 'jane_doe' })
+  @ApiProperty({
+    example: 'jane_doe',
+    description: 'Username or email, NFKC-normalised like at registration',
+  })
+  @NormalizedIdentifier()
   @IsString()
-  @Length(1, 254)
+  @CodePointLength(1, 254)
   username: string;
 
   @ApiProperty({ example: 'correct horse battery' })
   @IsString()
-  @Length(1, 128)
+  @CodePointLength(1, 128)
   password: string;
 }
 
@@ -20,7 +25,7 @@ export class RefreshDto {
     description: 'The refresh token of the last login or refresh',
   })
   @IsString()
-  @Length(1, 200)
+  @CodePointLength(1, 200)
   refresh_token: string;
 }
 

@@ -3,7 +3,9 @@ import { CreateUsers1763800000000 } from './1763800000000-create-users.js';
 import { CreateProducts1763800100000 } from './1763800100000-create-products.js';
 import { CreateOrders1763800200000 } from './1763800200000-create-orders.js';
 import { CreateSessions1763800300000 } from './1763800300000-create-sessions.js';
-import { IndexOrdersForBackOffice1763800400000 } from './1763800400000-index-orders-for-back-office.js';
+import { AddCheckConstraints1763800400000 } from './1763800400000-add-check-constraints.js';
+import { MillisecondTimestamps1763800500000 } from './1763800500000-millisecond-timestamps.js';
+import { IndexOrdersForBackOffice1763800600000 } from './1763800600000-index-orders-for-back-office.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -11,5 +13,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProducts1763800100000,
   CreateOrders1763800200000,
   CreateSessions1763800300000,
-  IndexOrdersForBackOffice1763800400000,
+  AddCheckConstraints1763800400000,
+  MillisecondTimestamps1763800500000,
+  IndexOrdersForBackOffice1763800600000,
 ];

@@ -7,9 +7,8 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
-  IsOptional,
+  IsObject,
   IsString,
-  Length,
   Max,
   MaxLength,
   Min,
@@ -21,18 +20,19 @@ import type { User } from '../../users/user.entity.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
+import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const MAX_ITEMS = 100;
 export const MAX_QUANTITY = 1000;
 
 export class OrderItemInputDto {
-  @ApiProperty({ example: 12, minimum: 1 })
+  @ApiProperty({ type: 'integer', example: 1, minimum: 1, description: 'An id from GET /products' })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   product_id: number;
 
-  @ApiProperty({ example: 2, minimum: 1, maximum: MAX_QUANTITY })
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_QUANTITY })
   @IsInt()
   @Min(1)
   @Max(MAX_QUANTITY)
@@ -49,13 +49,14 @@ export class CreateOrderDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_ITEMS)
+  @IsObject({ each: true, message: 'each value in items must be an object {product_id, quantity}' })
   @ValidateNested({ each: true })
   @Type(() => OrderItemInputDto)
   items: OrderItemInputDto[];
 
   @ApiProperty({ minLength: 1, maxLength: 255, example: '1 Main St, Springfield' })
   @IsString()
-  @Length(1, 255)
+  @CodePointLength(1, 255)
   shipping_address: string;
 
   @ApiProperty({
@@ -64,13 +65,13 @@ export class CreateOrderDto {
       'One of PAYMENT_METHODS (listed by GET /payment-methods; the enum is filled in from the setting)',
   })
   @IsString()
-  @Length(1, 32)
+  @CodePointLength(1, 32)
   payment_method: string;
 }
 
 export class OrderListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 }
@@ -80,7 +81,7 @@ export type AdminOrderSort = (typeof ADMIN_ORDER_SORTS)[number];
 
 export class AdminOrderListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ example: 7, minimum: 1, description: "Only this user's orders" })
-  @IsOptional()
+  @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
@@ -88,12 +89,12 @@ export class AdminOrderListQueryDto extends PageQueryDto {
   user_id?: number;
 
   @ApiPropertyOptional({ enum: ORDER_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
-  @IsOptional()
+  @Optional()
   @IsIn(PAYMENT_STATUSES)
   payment_status?: PaymentStatus;
 
@@ -101,7 +102,7 @@ export class AdminOrderListQueryDto extends PageQueryDto {
     example: '2026-11-01T00:00:00Z',
     description: 'ISO 8601; orders created at or after this instant',
   })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true })
   created_from?: string;
 
@@ -109,7 +110,7 @@ export class AdminOrderListQueryDto extends PageQueryDto {
     example: '2026-12-01T00:00:00Z',
     description: 'ISO 8601; orders created before this instant',
   })
-  @IsOptional()
+  @Optional()
   @IsISO8601({ strict: true })
   created_to?: string;
 
@@ -117,39 +118,39 @@ export class AdminOrderListQueryDto extends PageQueryDto {
     maxLength: 100,
     description: "Case-insensitive substring of the order number, the owner's username or email",
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(100)
   search?: string;
 
   @ApiPropertyOptional({ enum: ADMIN_ORDER_SORTS, default: '-created_at' })
-  @IsOptional()
+  @Optional()
   @IsIn(ADMIN_ORDER_SORTS)
   sort: AdminOrderSort = '-created_at';
 }
 
 export class UpdateOrderStatusDto {
   @ApiPropertyOptional({ enum: ORDER_STATUSES, example: 'paid' })
-  @IsOptional()
+  @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
 
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES, example: 'paid' })
-  @IsOptional()
+  @Optional()
   @IsIn(PAYMENT_STATUSES)
   payment_status?: PaymentStatus;
 }
 
 export class OrderResponseDto {
-  @ApiProperty({ example: 41 }) id: number;
+  @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
   @ApiProperty({ example: 60.17 }) total_amount: number;
   @ApiProperty({ enum: ORDER_STATUSES, example: 'pending' }) status: OrderStatus;
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
 /** Whose order it is, shown to admins. */
@@ -164,10 +165,10 @@ export class AdminOrderResponseDto extends OrderResponseDto {
 }
 
 export class OrderItemResponseDto {
-  @ApiProperty({ example: 90 }) id: number;
-  @ApiProperty({ example: 12 }) product_id: number;
+  @ApiProperty({ type: 'integer', example: 90 }) id: number;
+  @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ example: 'Espresso cup', description: 'Name when ordered' }) product_name: string;
-  @ApiProperty({ example: 3 }) quantity: number;
+  @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ example: 19.99, description: 'Unit price when ordered' }) price: number;
 }
 

@@ -4,12 +4,9 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
-  Length,
   Matches,
   Max,
-  MaxLength,
   Min,
   ValidateBy,
   buildMessage,
@@ -17,6 +14,7 @@ import {
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
+import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const PRICE_MAX = 9_999_999.99;
 
@@ -41,13 +39,13 @@ export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$
 export class CreateProductDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Espresso cup' })
   @IsString()
-  @Length(1, 200)
+  @CodePointLength(1, 200)
   name: string;
 
   @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
-  @IsOptional()
+  @Optional()
   @IsString()
-  @MaxLength(5000)
+  @CodePointLength(0, 5000)
   description?: string;
 
   @ApiProperty({ minimum: 0.01, maximum: PRICE_MAX, example: 19.99, description: 'At most 2 decimal places' })
@@ -56,32 +54,32 @@ export class CreateProductDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
-  @IsOptional()
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
   stock?: number;
 
-  @ApiProperty({ minimum: 1, example: 3 })
+  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   category_id: number;
 }
 
-export class UpdateProductDto extends PartialType(CreateProductDto) {
+export class UpdateProductDto extends PartialType(CreateProductDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
     example: '2026/11/9f86d081884c7d65.png',
     description: 'A path returned by POST /upload, or ""',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @Matches(IMAGE_PATH, { message: 'image must be a path returned by /upload (YYYY/MM/name.ext) or ""' })
   image?: string;
 
   @ApiPropertyOptional({ example: true })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   is_active?: boolean;
 }
@@ -105,36 +103,36 @@ const ToMoney = () =>
   );
 
 export class ProductListQueryDto extends SearchPageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, example: 3 })
-  @IsOptional()
+  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   category_id?: number;
 
-  @ApiPropertyOptional({ minimum: 0, example: 5 })
-  @IsOptional()
+  @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
+  @Optional()
   @ToMoney()
   @IsMoney()
   @Min(0)
   min_price?: number;
 
-  @ApiPropertyOptional({ minimum: 0, example: 50 })
-  @IsOptional()
+  @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
+  @Optional()
   @ToMoney()
   @IsMoney()
   @Min(0)
   max_price?: number;
 
   @ApiPropertyOptional({ description: 'true: stock > 0; false: stock = 0' })
-  @IsOptional()
+  @Optional()
   @ToBoolean()
   @IsBoolean()
   in_stock?: boolean;
 
   @ApiPropertyOptional({ description: 'Admins only' })
-  @IsOptional()
+  @Optional()
   @ToBoolean()
   @IsBoolean()
   is_active?: boolean;
@@ -144,22 +142,22 @@ export class ProductListQueryDto extends SearchPageQueryDto {
     default: 'id',
     description: 'Field to order by; a leading - sorts descending. Ties are broken by id.',
   })
-  @IsOptional()
+  @Optional()
   @IsIn(PRODUCT_SORTS)
   sort?: ProductSort;
 }
 
 export class ProductResponseDto {
-  @ApiProperty({ example: 12 }) id: number;
+  @ApiProperty({ type: 'integer', example: 12 }) id: number;
   @ApiProperty({ example: 'Espresso cup' }) name: string;
   @ApiProperty({ example: 'Porcelain, 90 ml' }) description: string;
   @ApiProperty({ example: 19.99 }) price: number;
-  @ApiProperty({ example: 25 }) stock: number;
-  @ApiProperty({ example: 3 }) category_id: number;
+  @ApiProperty({ type: 'integer', example: 25 }) stock: number;
+  @ApiProperty({ type: 'integer', example: 3 }) category_id: number;
   @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none' }) image: string;
   @ApiProperty({ example: true }) is_active: boolean;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
 export function toProductResponse(product: Product): ProductResponseDto {

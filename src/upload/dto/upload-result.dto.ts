@@ -15,7 +15,7 @@ export class UploadResultDto {
   })
   original_name: string;
 
-  @ApiProperty({ example: 48213, description: 'Exact size in bytes' })
+  @ApiProperty({ type: 'integer', example: 48213, description: 'Exact size in bytes' })
   size: number;
 
   @ApiProperty({ example: 'image/png', description: "Detected from the file's bytes, not the declared type" })

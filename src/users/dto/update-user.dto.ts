@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsIn } from 'class-validator';
 import { RegisterDto } from '../../auth/dto/register.dto.js';
 import { ROLES, type Role } from '../user.entity.js';
+import { Optional } from '../../common/validation.js';
 
 /** PUT /users/{id}: the profile fields of registration, all optional; `role` and `is_active` only for admins. */
 export class UpdateUserDto extends PickType(RegisterDto, [
@@ -11,12 +12,12 @@ export class UpdateUserDto extends PickType(RegisterDto, [
   'address',
 ] as const) {
   @ApiPropertyOptional({ enum: ROLES, description: 'Admins only' })
-  @IsOptional()
+  @Optional()
   @IsIn(ROLES)
   role?: Role;
 
   @ApiPropertyOptional({ description: 'Admins only' })
-  @IsOptional()
+  @Optional()
   @IsBoolean()
   is_active?: boolean;
 }

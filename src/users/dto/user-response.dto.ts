@@ -3,9 +3,9 @@ import { ROLES, type Role, type User } from '../user.entity.js';
 
 /** A user as the API shows it; phone and address only where `withContact` (register, detail, update). */
 export class UserResponseDto {
-  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ type: 'integer', example: 7 }) id: number;
   @ApiProperty({ example: 'jane_doe' }) username: string;
-  @ApiProperty({ example: 'jane@example.com' }) email: string;
+  @ApiProperty({ format: 'email', example: 'jane@example.com' }) email: string;
   @ApiProperty({ example: 'Jane' }) first_name: string;
   @ApiProperty({ example: 'Doe' }) last_name: string;
   @ApiPropertyOptional({ example: '+1 555 0100', description: 'Register, detail and update only' })
@@ -14,8 +14,8 @@ export class UserResponseDto {
   address?: string;
   @ApiProperty({ example: true }) is_active: boolean;
   @ApiProperty({ enum: ROLES, example: 'user' }) role: Role;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) created_at: string;
-  @ApiProperty({ example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
 export function toUserResponse(user: User, withContact: boolean): UserResponseDto {

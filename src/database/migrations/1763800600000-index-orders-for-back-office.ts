@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner, TableIndex } from 'typeorm';
 
 /** Indexes for the back office's order list (its filters and sorts) and for the expiry of pending orders. */
-export class IndexOrdersForBackOffice1763800400000 implements MigrationInterface {
-  name = 'IndexOrdersForBackOffice1763800400000';
+export class IndexOrdersForBackOffice1763800600000 implements MigrationInterface {
+  name = 'IndexOrdersForBackOffice1763800600000';
 
   private readonly indices = [
     // The default list, newest first, and created_from/created_to.

@@ -1,0 +1,145 @@
+import { applyDecorators, BadRequestException, ValidationPipe } from '@nestjs/common';
+import { Transform } from 'class-transformer';
+import { buildMessage, ValidateBy, ValidateIf, ValidationError, ValidatorOptions } from 'class-validator';
+
+/** One problem of a refused request: `field` is a path (`items.0.quantity`), "" for the request as a whole. */
+export interface FieldError {
+  field: string;
+  rule: string;
+  message: string;
+}
+
+/**
+ * A 400 listing every problem found. The exception filter puts `errors` in `data.errors` and their messages,
+ * joined with "; ", in `data.details`.
+ */
+export class ValidationFailedException extends BadRequestException {
+  constructor(readonly errors: FieldError[]) {
+    super(errors.map((error) => error.message).join('; '));
+  }
+}
+
+/** A 400 about one field, for rules checked outside the DTOs (a setting, the database). */
+export function fieldError(field: string, rule: string, message: string): ValidationFailedException {
+  return new ValidationFailedException([{ field, rule, message }]);
+}
+
+/** Flattens class-validator's tree into one entry per failed rule, the field named by its full path. */
+export function toFieldErrors(errors: ValidationError[], parentPath = ''): FieldError[] {
+  const result: FieldError[] = [];
+  for (const error of errors) {
+    const field = parentPath === '' ? error.property : `${parentPath}.${error.property}`;
+    for (const [rule, message] of Object.entries(error.constraints ?? {})) {
+      result.push({ field, rule, message: parentPath === '' ? message : `${parentPath}.${message}` });
+    }
+    if (error.children !== undefined && error.children.length > 0) {
+      result.push(...toFieldErrors(error.children, field));
+    }
+  }
+  return result;
+}
+
+/** The page-size limit is a setting, so the list DTOs cannot carry it as a static @Max. */
+interface PageSized {
+  page_size?: unknown;
+}
+
+/**
+ * The global pipe: whitelist, explicit conversions only, every problem as a field error. It also checks
+ * `page_size` against PAGE_SIZE_MAX, so that `?page=abc&page_size=101` reports both fields.
+ */
+export class RequestValidationPipe extends ValidationPipe {
+  constructor(private readonly pageSizeMax: number) {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      transformOptions: { enableImplicitConversion: false },
+      exceptionFactory: (errors) => new ValidationFailedException(toFieldErrors(errors)),
+    });
+  }
+
+  protected override async validate(
+    object: object,
+    validatorOptions?: ValidatorOptions,
+  ): Promise<ValidationError[]> {
+    const errors = await super.validate(object, validatorOptions);
+    const pageSize = (object as PageSized).page_size;
+    const alreadyRefused = errors.some((error) => error.property === 'page_size');
+    if (typeof pageSize === 'number' && pageSize > this.pageSizeMax && !alreadyRefused) {
+      const error = new ValidationError();
+      error.property = 'page_size';
+      error.value = pageSize;
+      error.constraints = { max: `page_size must not be greater than ${this.pageSizeMax}` };
+      errors.push(error);
+    }
+    return errors;
+  }
+}
+
+/**
+ * Like class-validator's @IsOptional(), but only for an absent field: `null` is still validated, and so
+ * refused by the field's type rule, instead of reaching the database.
+ */
+export const Optional = () => ValidateIf((_object, value) => value !== undefined);
+
+/** Number of Unicode code points: what VARCHAR(n) counts on MySQL/MariaDB (utf8mb4) and what SQLite keeps. */
+export function codePointLength(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+const MinCodePoints = (min: number) =>
+  ValidateBy({
+    name: 'minLength',
+    constraints: [min],
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && codePointLength(value) >= min,
+      defaultMessage: buildMessage(
+        (prefix) => `${prefix}$property must be longer than or equal to $constraint1 characters`,
+      ),
+    },
+  });
+
+const MaxCodePoints = (max: number) =>
+  ValidateBy({
+    name: 'maxLength',
+    constraints: [max],
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && codePointLength(value) <= max,
+      defaultMessage: buildMessage(
+        (prefix) => `${prefix}$property must be shorter than or equal to $constraint1 characters`,
+      ),
+    },
+  });
+
+/**
+ * A string of `min`..`max` code points (rules `minLength`, `maxLength`). class-validator's @Length counts
+ * UTF-16 units and skips variation selectors, so "a\uFE0F" x 50 passed a limit of 50 and did not fit a
+ * VARCHAR(50).
+ */
+export const CodePointLength = (min: number, max: number) =>
+  min > 0 ? applyDecorators(MinCodePoints(min), MaxCodePoints(max)) : MaxCodePoints(max);
+
+/** Control, format (zero-width, bidi), private-use and unassigned characters, and non-ASCII spaces. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/u;
+
+/**
+ * Account identifiers (username, email): NFKC-normalised before validation, so that full-width and other
+ * compatibility forms become the plain letters they look like, and refused when they contain invisible or
+ * control characters. The identifier rules then admit ASCII only, which both databases compare ignoring case.
+ */
+export const NormalizedIdentifier = () =>
+  Transform(({ value }) => (typeof value === 'string' ? value.normalize('NFKC') : value));
+
+export const NoInvisibleCharacters = () =>
+  ValidateBy({
+    name: 'noInvisibleCharacters',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && !INVISIBLE.test(value),
+      defaultMessage: buildMessage(
+        (prefix) => `${prefix}$property must not contain control, zero-width or other invisible characters`,
+      ),
+    },
+  });

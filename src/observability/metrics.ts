@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { TransactionRunner } from '../database/transaction-runner.js';
+
+/** The size of a queue in mysql2's pool (a Denque). */
+interface Queue {
+  length: number;
+}
+
+/** What the gauges read from mysql2's pool: its own fields, stable since mysql2 1.x, not a public API. */
+interface MysqlPool {
+  _allConnections: Queue;
+  _freeConnections: Queue;
+  _connectionQueue: Queue;
+}
+
+/** The route label of requests that matched no route (unknown paths, bodies refused before routing). */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * Every Prometheus series of one service instance, in its own registry (several instances may share a
+ * process in tests). The table of series and their meaning is in docs/operations.md.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request reaching Express to the end of the response, by route template',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly requestsInFlight = new Gauge({
+    name: 'http_requests_in_flight',
+    help: 'HTTP requests received and not yet answered',
+    registers: [this.registry],
+  });
+
+  readonly ordersCreated = new Counter({
+    name: 'commerce_orders_created_total',
+    help: 'Orders placed (committed); idempotent replays are not counted again',
+    registers: [this.registry],
+  });
+
+  readonly ordersRefusedForStock = new Counter({
+    name: 'commerce_orders_refused_stock_total',
+    help: 'Orders refused because a product had less stock than requested',
+    registers: [this.registry],
+  });
+
+  readonly ordersCancelled = new Counter({
+    name: 'commerce_orders_cancelled_total',
+    help: 'Orders moved to cancelled (by their owner or an admin); their stock went back',
+    registers: [this.registry],
+  });
+
+  readonly websocketConnections = new Gauge({
+    name: 'commerce_websocket_connections',
+    help: 'Authenticated WebSocket connections open on this instance',
+    registers: [this.registry],
+  });
+
+  readonly rateLimitRefusals = new Counter({
+    name: 'commerce_rate_limit_refusals_total',
+    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files and auth; WebSocket frames)',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
+  readonly redisConnected = new Gauge({
+    name: 'commerce_redis_connected',
+    help: 'Whether each Redis connection is ready (1) or not (0); absent without REDIS_URL',
+    labelNames: ['connection'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(@InjectDataSource() dataSource: DataSource, transactions: TransactionRunner) {
+    collectDefaultMetrics({ register: this.registry });
+    // Gauges named like counters, which `promtool check metrics` rejects; their per-type series remain.
+    for (const name of [
+      'nodejs_active_handles_total',
+      'nodejs_active_requests_total',
+      'nodejs_active_resources_total',
+    ]) {
+      this.registry.removeSingleMetric(name);
+    }
+    // Read at scrape time only: nothing is counted per query.
+    const pool = () => (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    new Gauge({
+      name: 'commerce_db_pool_connections_in_use',
+      help: 'MySQL: pool connections lent to a query or transaction. SQLite: 1 while a write transaction runs',
+      registers: [this.registry],
+      collect() {
+        const mysql = pool();
+        this.set(
+          mysql === undefined
+            ? Math.min(transactions.pending, 1)
+            : mysql._allConnections.length - mysql._freeConnections.length,
+        );
+      },
+    });
+    new Gauge({
+      name: 'commerce_db_pool_requests_waiting',
+      help: 'MySQL: requests waiting for a pool connection. SQLite: write transactions queued behind the running one',
+      registers: [this.registry],
+      collect() {
+        const mysql = pool();
+        this.set(mysql === undefined ? Math.max(transactions.pending - 1, 0) : mysql._connectionQueue.length);
+      },
+    });
+  }
+}

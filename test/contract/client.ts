@@ -1,0 +1,81 @@
+// A small storefront client typed from the served OpenAPI document (types generated into .generated/api.d.ts
+// by test/contract.e2e-spec.ts). It is compiled with `tsc --strict --noEmit`: if a change to the API breaks the
+// types a front end relies on, this stops compiling and the test fails.
+import createClient from 'openapi-fetch';
+import type { components, paths } from './.generated/api.js';
+
+type FieldError = components['schemas']['FieldErrorDto'];
+type Product = components['schemas']['ProductResponseDto'];
+
+const api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+
+export async function login(username: string, password: string): Promise<string> {
+  const { data, error } = await api.POST('/api/v1/login', { body: { username, password } });
+  if (error !== undefined) throw new Error(error.data.details);
+  const token: string = data.data.token;
+  const role: string = data.data.user.role;
+  return role === '' ? '' : token;
+}
+
+export async function listProducts(
+  token: string,
+  page: number,
+): Promise<{ items: Product[]; pages: number }> {
+  const { data, error } = await api.GET('/api/v1/products', {
+    params: { query: { page, page_size: 20, sort: '-price' } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const pages: number = data.meta.total_page;
+  const firstId: number | undefined = data.data[0]?.id;
+  const created: string | undefined = data.data[0]?.created_at;
+  return firstId === undefined && created === undefined ? { items: [], pages } : { items: data.data, pages };
+}
+
+/** Places an order; a 400 comes back as the list of field errors, for a form to show beside each field. */
+export async function placeOrder(
+  token: string,
+  productId: number,
+  quantity: number,
+): Promise<{ orderNumber: string; replayed: boolean } | FieldError[]> {
+  const { data, error, response } = await api.POST('/api/v1/orders', {
+    body: {
+      items: [{ product_id: productId, quantity }],
+      shipping_address: '1 Main St',
+      payment_method: 'credit_card',
+    },
+    headers: { Authorization: `Bearer ${token}`, 'Idempotency-Key': 'checkout-1' },
+  });
+  if (error !== undefined) {
+    if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+    throw new Error(error.data.details);
+  }
+  const total: number = data.data.total_amount;
+  return {
+    orderNumber: `${data.data.order_number} ${total}`,
+    replayed: response.headers.has('Idempotent-Replayed'),
+  };
+}
+
+type Deleted = paths['/api/v1/products/{id}']['delete']['responses'][200]['content']['application/json'];
+/** A DELETE answers `data: null` (exactly null in the types: this line stops compiling otherwise). */
+const deletedDataIsNull: [Deleted['data']] extends [null]
+  ? [null] extends [Deleted['data']]
+    ? true
+    : false
+  : false = true;
+
+export async function deleteProduct(token: string, id: number): Promise<boolean> {
+  const { data, error } = await api.DELETE('/api/v1/products/{id}', {
+    params: { path: { id } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.code === 200 && deletedDataIsNull;
+}
+
+export async function health(): Promise<'up'> {
+  const { data, error } = await api.GET('/api/v1/health');
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.database;
+}
