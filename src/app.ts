@@ -28,7 +28,7 @@ export function createLogger(config: AppConfig): ConsoleLogger {
   return config.otlpEndpoint === null ? new ConsoleLogger(options) : new TraceContextLogger(options);
 }
 
-function buildOpenApiDocument(app: NestExpressApplication) {
+function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
   const options = new DocumentBuilder()
     .setTitle('Commerce service API')
     .setDescription(
@@ -45,8 +45,20 @@ function buildOpenApiDocument(app: NestExpressApplication) {
     .addTag('users', 'Accounts')
     .addTag('products', 'Catalogue')
     .addTag('orders', 'Orders and their lifecycle')
+    .addTag('admin', 'Back office')
     .build();
-  return addOpenApiComponents(SwaggerModule.createDocument(app, options));
+  const document = addOpenApiComponents(SwaggerModule.createDocument(app, options));
+  // PAYMENT_METHODS is a setting, so its enum is filled in here rather than in a decorator.
+  const schemas = document.components?.schemas as Record<string, { properties: Record<string, object> }>;
+  schemas.CreateOrderDto.properties.payment_method = {
+    ...schemas.CreateOrderDto.properties.payment_method,
+    enum: config.paymentMethods,
+  };
+  schemas.PaymentMethodsResponseDto.properties.payment_methods = {
+    type: 'array',
+    items: { type: 'string', enum: config.paymentMethods },
+  };
+  return document;
 }
 
 /**
@@ -93,6 +105,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   // The realtime gateway reads raw frames itself; the adapter's own JSON dispatch is switched off.
   app.useWebSocketAdapter(new WsAdapter(app, { messageParser: () => undefined }));
   configureHttpServer(app.getHttpServer(), config.http);
-  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app), { jsonDocumentUrl: 'api/docs-json' });
+  SwaggerModule.setup('api/docs', app, buildOpenApiDocument(app, config), {
+    jsonDocumentUrl: 'api/docs-json',
+  });
   return app;
 }

@@ -37,11 +37,13 @@ describe('orders under concurrency', () => {
     );
 
   beforeAll(async () => {
-    // 200 orders at once queue for pooled connections: on a busy machine longer than the 5 s default.
+    // 200 orders at once queue for pooled connections: on a busy machine longer than the 5 s default. Stock
+    // under contention is the subject here; each buyer holds more pending orders than the default limit.
     t = await startTestApp({
       ...ADMIN_ENV,
       DATABASE_ACQUIRE_TIMEOUT_MS: '60000',
       DATABASE_QUERY_TIMEOUT_MS: '60000',
+      ORDER_MAX_PENDING_PER_USER: '1000',
     });
     admin = await loginAdmin(t);
     buyers = [];

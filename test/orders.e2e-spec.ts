@@ -36,6 +36,11 @@ describe('orders', () => {
     if (key !== undefined) req.set('Idempotency-Key', key);
     return req.send(body);
   };
+  const ownerOf = (account: Account) => ({
+    id: account.id,
+    username: account.username,
+    email: `${account.username}@example.com`,
+  });
   const order = (items: Array<[number, number]>, extra: object = {}) => ({
     items: items.map(([product_id, quantity]) => ({ product_id, quantity })),
     shipping_address: '1 Main St',
@@ -242,7 +247,9 @@ describe('orders', () => {
       const product = await createProduct(t, admin.token, { stock: 3 });
       events.length = 0;
       const res = await placeOrder(other, order([[product.id, 1]])).expect(201);
-      expect(events).toEqual([{ name: ORDER_CREATED, payload: { userId: other.id, order: res.body.data } }]);
+      expect(events).toEqual([
+        { name: ORDER_CREATED, payload: { userId: other.id, order: res.body.data, user: ownerOf(other) } },
+      ]);
       events.length = 0;
       await placeOrder(other, order([[product.id, 50]])).expect(400);
       expect(events).toEqual([]);
@@ -373,7 +380,9 @@ describe('orders', () => {
       expect(res.body.data).toMatchObject({ id: placed.id, status: 'cancelled', payment_status: 'pending' });
       expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(placed.updated_at));
       expect(await stockOf(product.id)).toBe(10);
-      expect(events).toEqual([{ name: ORDER_UPDATED, payload: { userId: buyer.id, order: res.body.data } }]);
+      expect(events).toEqual([
+        { name: ORDER_UPDATED, payload: { userId: buyer.id, order: res.body.data, user: ownerOf(buyer) } },
+      ]);
       const again = await api()
         .post(`/api/v1/orders/${placed.id}/cancel`)
         .auth(buyer.token, { type: 'bearer' })

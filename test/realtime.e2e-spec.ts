@@ -165,7 +165,10 @@ describe('realtime: /api/v1/ws', () => {
       const cases: [string | Buffer | object, string][] = [
         ['hello', 'Frame is not valid JSON'],
         ['{"type":"message",', 'Frame is not valid JSON'],
-        [{ type: 'shout', data: { content: 'x' } }, 'Unknown type: expected "message", "ping" or "auth"'],
+        [
+          { type: 'shout', data: { content: 'x' } },
+          'Unknown type: expected "message", "ping", "auth", "subscribe" or "unsubscribe"',
+        ],
         [{ content: 'no type' }, 'Frame must be a JSON object with a string "type"'],
         [{ type: 'message', data: { content: '' } }, 'data.content must be 1 to 2000 characters long'],
         [
@@ -238,6 +241,74 @@ describe('realtime: /api/v1/ws', () => {
       expect(await bobSocket.next()).toMatchObject({ type: 'message', data: { content: 'marker' } });
       expect((await aliceFirst.next()).data.content).toBe('marker');
       expect((await aliceSecond.next()).data.content).toBe('marker');
+    });
+  });
+
+  describe('the orders channel (admins)', () => {
+    const subscribe = (socket: TestSocket, type = 'subscribe') =>
+      socket.send({ type, data: { channel: 'orders' } });
+    const placeOrder = (account: Account, productId: number) =>
+      request(t.url)
+        .post('/api/v1/orders')
+        .auth(account.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: productId, quantity: 1 }],
+          shipping_address: 'x',
+          payment_method: 'paypal',
+        })
+        .expect(201);
+    const owner = (account: Account) => ({
+      id: account.id,
+      username: account.username,
+      email: `${account.username}@example.com`,
+    });
+
+    it("delivers every user's order events with the owner to a subscribed admin, until it unsubscribes", async () => {
+      const admin = await loginAdmin(t);
+      const product = await createProduct(t, admin.token, { price: 2, stock: 10 });
+      const adminSocket = await connect(admin);
+      subscribe(adminSocket);
+      expect(await adminSocket.next()).toEqual({ type: 'subscribed', data: { channel: 'orders' } });
+      const placed = await placeOrder(bob, product.id);
+      expect(await adminSocket.next()).toEqual({
+        type: 'order.created',
+        data: { ...placed.body.data, user: owner(bob) },
+      });
+      const paid = await request(t.url)
+        .patch(`/api/v1/orders/${placed.body.data.id}/status`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ status: 'paid', payment_status: 'paid' })
+        .expect(200);
+      expect(await adminSocket.next()).toEqual({
+        type: 'order.updated',
+        data: { ...paid.body.data, user: owner(bob) },
+      });
+
+      subscribe(adminSocket, 'unsubscribe');
+      expect(await adminSocket.next()).toEqual({ type: 'unsubscribed', data: { channel: 'orders' } });
+      await placeOrder(bob, product.id);
+      // The next frame is a later broadcast: no order event was queued before it.
+      adminSocket.send({ type: 'message', data: { content: 'after unsubscribe' } });
+      expect((await adminSocket.next()).data.content).toBe('after unsubscribe');
+    });
+
+    it("answers a user's subscribe with an error frame 403 and sends it nothing more; a bad channel is 400", async () => {
+      const admin = await loginAdmin(t);
+      const product = await createProduct(t, admin.token, { price: 2, stock: 10 });
+      const aliceSocket = await connect(alice);
+      subscribe(aliceSocket);
+      expect(await aliceSocket.next()).toEqual({
+        type: 'error',
+        data: { code: 403, details: 'Only an admin may subscribe to the orders channel' },
+      });
+      aliceSocket.send({ type: 'subscribe', data: { channel: 'everything' } });
+      expect(await aliceSocket.next()).toEqual({
+        type: 'error',
+        data: { code: 400, details: 'data.channel must be one of: orders' },
+      });
+      await placeOrder(bob, product.id);
+      aliceSocket.send({ type: 'message', data: { content: 'marker' } });
+      expect((await aliceSocket.next()).data.content).toBe('marker');
     });
   });
 });

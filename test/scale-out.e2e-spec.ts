@@ -5,6 +5,9 @@ import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, loginSession, type Account } from './support/accounts.js';
 import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
 import { createProduct } from './support/products.js';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/app-config.js';
+import { buildDataSourceOptions } from '../src/database/data-source-options.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket, type Frame } from './support/ws-client.js';
 
@@ -20,6 +23,7 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
   let a: AppProcess;
   let b: AppProcess;
   let dropDatabase: () => Promise<void>;
+  let databaseUrl: string;
   let redis: Redis;
   let alice: Account;
   let bob: Account;
@@ -42,6 +46,7 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     buildService();
     const database = await createTestDatabase();
     dropDatabase = database.drop;
+    databaseUrl = database.url;
     const env = {
       ...ADMIN_ENV,
       DATABASE_URL: database.url,
@@ -51,6 +56,9 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
       THROTTLE_LIMIT: String(THROTTLE_LIMIT),
       THROTTLE_AUTH_LIMIT: '1000',
       TRUST_PROXY: 'loopback',
+      // Both instances look for expired reservations every second; the test ages its orders by hand.
+      ORDER_PENDING_TTL: '1h',
+      ORDER_EXPIRY_INTERVAL: '1',
     };
     // One after the other: the first applies the migrations.
     a = await startAppProcess(env);
@@ -154,6 +162,37 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     expect(contents(await nextFrames(bobOnA, 1))).toEqual(['message:last, from A']);
   });
 
+  it("delivers another user's order placed through B to an admin subscribed to orders on A", async () => {
+    const admin = await loginAdmin(a);
+    const product = await createProduct(a, admin.token, { price: 3, stock: 5 });
+    const adminOnA = await connect(a, admin);
+    adminOnA.send({ type: 'subscribe', data: { channel: 'orders' } });
+    expect(await adminOnA.next()).toEqual({ type: 'subscribed', data: { channel: 'orders' } });
+    const placed = await request(b.url)
+      .post('/api/v1/orders')
+      .auth(alice.token, { type: 'bearer' })
+      .send({
+        items: [{ product_id: product.id, quantity: 1 }],
+        shipping_address: 'x',
+        payment_method: 'paypal',
+      })
+      .expect(201);
+    expect(await adminOnA.next()).toEqual({
+      type: 'order.created',
+      data: {
+        ...placed.body.data,
+        user: { id: alice.id, username: alice.username, email: `${alice.username}@example.com` },
+      },
+    });
+    await request(b.url)
+      .post(`/api/v1/orders/${placed.body.data.id}/cancel`)
+      .auth(alice.token, { type: 'bearer' })
+      .expect(200);
+    expect(await adminOnA.next()).toMatchObject({ type: 'order.updated', data: { status: 'cancelled' } });
+    adminOnA.send({ type: 'unsubscribe', data: { channel: 'orders' } });
+    expect(await adminOnA.next()).toEqual({ type: 'unsubscribed', data: { channel: 'orders' } });
+  });
+
   it("closes the user's socket on A within a second of a logout on B, and only that session's", async () => {
     const session = await loginSession(a, alice.username);
     const onA = await connect(a, { ...alice, token: session.token });
@@ -223,5 +262,63 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     expect(await redis.pttl(`${key}:blocked`)).toBeGreaterThan(0);
     // Another client is not affected.
     await listProducts(a, '198.51.100.1').expect(200);
+  });
+
+  it('expires aged pending orders exactly once while both instances run the job every second', async () => {
+    const admin = await loginAdmin(a);
+    const product = await createProduct(a, admin.token, { price: 1, stock: 50 });
+    const ids: number[] = [];
+    for (let i = 0; i < 10; i += 1) {
+      const placed = await request(i % 2 === 0 ? a.url : b.url)
+        .post('/api/v1/orders')
+        .auth(bob.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: product.id, quantity: 2 }],
+          shipping_address: 'x',
+          payment_method: 'paypal',
+        })
+        .expect(201);
+      ids.push(placed.body.data.id);
+    }
+    await request(b.url)
+      .patch(`/api/v1/orders/${ids[0]}/status`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ status: 'paid', payment_status: 'paid' })
+      .expect(200);
+    const db = new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
+    await db.initialize();
+    try {
+      const stockOf = async () =>
+        Number((await db.query('SELECT stock FROM products WHERE id = ?', [product.id]))[0].stock);
+      const pendingOf = async () =>
+        Number(
+          (
+            await db.query(`SELECT COUNT(*) AS n FROM orders WHERE status = 'pending' AND user_id = ?`, [
+              bob.id,
+            ])
+          )[0].n,
+        );
+      expect(await stockOf()).toBe(30);
+      await db.query(
+        `UPDATE orders SET created_at = '2020-01-01 00:00:00.000' WHERE id IN (${ids.map(() => '?').join(',')})`,
+        ids,
+      );
+      const deadline = Date.now() + 20_000;
+      while ((await pendingOf()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect(await pendingOf()).toBe(0);
+      // Two more rounds of both jobs change nothing: every order was restocked once, the paid one never.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(await stockOf()).toBe(48);
+      const states = await db.query(
+        `SELECT status, COUNT(*) AS n FROM orders WHERE id IN (${ids.map(() => '?').join(',')}) GROUP BY status ORDER BY status`,
+        ids,
+      );
+      expect(states.map((row: { status: string; n: unknown }) => [row.status, Number(row.n)])).toEqual([
+        ['cancelled', 9],
+        ['paid', 1],
+      ]);
+    } finally {
+      await db.destroy();
+    }
   });
 });

@@ -2,25 +2,40 @@ import {
   CanActivate,
   ExecutionContext,
   ForbiddenException,
+  Inject,
   Injectable,
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { IS_PUBLIC } from '../common/public.decorator.js';
+import { CATALOG_READ, IS_PUBLIC } from '../common/public.decorator.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
 import { AuthUser, ROLES_KEY } from './auth-user.js';
 import type { Role } from '../users/user.entity.js';
 
-/** Global guard: every route needs a valid bearer token unless marked @Public(). */
+/**
+ * Global guard: every route needs a valid bearer token unless marked @Public(), or @CatalogRead() with
+ * CATALOG_PUBLIC=true and no Authorization header (a request that sends one is authenticated as usual).
+ */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
     super();
   }
 
   override canActivate(context: ExecutionContext) {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()])) {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    if (
+      this.config.catalogPublic &&
+      this.reflector.getAllAndOverride<boolean>(CATALOG_READ, targets) &&
+      context.switchToHttp().getRequest<Request>().headers.authorization === undefined
+    ) {
       return true;
     }
     return super.canActivate(context);

@@ -134,6 +134,19 @@ describe('loadConfig', () => {
     expect(problemsOf({ LOGIN_FAILURE_WINDOW: '0' })).toContain(
       'LOGIN_FAILURE_WINDOW must be a positive duration',
     );
+    expect(loadConfig({}).orders).toEqual({
+      pendingTtlSeconds: 86400,
+      expiryIntervalSeconds: 60,
+      maxPendingPerUser: 20,
+    });
+    expect(loadConfig({ ORDER_PENDING_TTL: '0' }).orders.pendingTtlSeconds).toBe(0);
+    expect(loadConfig({ ORDER_PENDING_TTL: '2h' }).orders.pendingTtlSeconds).toBe(7200);
+    expect(problemsOf({ ORDER_PENDING_TTL: '-1' })).toContain(
+      'ORDER_PENDING_TTL must be 0 (off) or a duration such as 900, 15m, 1h or 7d (got "-1")',
+    );
+    expect(problemsOf({ ORDER_MAX_PENDING_PER_USER: '0' })).toContain(
+      'ORDER_MAX_PENDING_PER_USER must be an integer from 1',
+    );
     expect(problemsOf({ LOGIN_MAX_FAILURES: '0' })).toContain('LOGIN_MAX_FAILURES must be an integer from 1');
     expect(loadConfig({ CORS_ORIGINS: 'https://a.example, https://b.example' }).corsOrigins).toEqual([
       'https://a.example',

@@ -58,6 +58,14 @@ export interface AppConfig {
   throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
+  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
+  catalogPublic: boolean;
+  orders: {
+    /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
+    pendingTtlSeconds: number;
+    expiryIntervalSeconds: number;
+    maxPendingPerUser: number;
+  };
   upload: { dir: string; maxBytes: number; allowedTypes: string[] };
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
@@ -240,6 +248,18 @@ export class EnvironmentVariables {
   })
   PAYMENT_METHODS = ['credit_card', 'debit_card', 'paypal', 'bank_transfer', 'cash_on_delivery'];
 
+  @BooleanVariable()
+  CATALOG_PUBLIC = false;
+
+  @DurationVariable({ allowZero: true })
+  ORDER_PENDING_TTL = 86400;
+
+  @DurationVariable()
+  ORDER_EXPIRY_INTERVAL = 60;
+
+  @IntegerVariable(1, 100_000)
+  ORDER_MAX_PENDING_PER_USER = 20;
+
   UPLOAD_DIR = './uploads';
 
   @IntegerVariable(1)
@@ -368,6 +388,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
+    catalogPublic: variables.CATALOG_PUBLIC,
+    orders: {
+      pendingTtlSeconds: variables.ORDER_PENDING_TTL,
+      expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
+      maxPendingPerUser: variables.ORDER_MAX_PENDING_PER_USER,
+    },
     upload: {
       dir: resolve(variables.UPLOAD_DIR),
       maxBytes: variables.UPLOAD_MAX_BYTES,

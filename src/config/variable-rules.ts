@@ -43,16 +43,18 @@ export function OneOfVariable(allowed: readonly string[]): PropertyDecorator {
 
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
-/** A positive duration in seconds: `900`, or with a unit `15m`, `1h`, `7d`. */
-export function DurationVariable(): PropertyDecorator {
-  const message = '$property must be a positive duration such as 900, 15m, 1h or 7d (got "$value")';
+/** A positive duration in seconds: `900`, or with a unit `15m`, `1h`, `7d`; with `allowZero`, also `0` (off). */
+export function DurationVariable({ allowZero = false } = {}): PropertyDecorator {
+  const message = allowZero
+    ? '$property must be 0 (off) or a duration such as 900, 15m, 1h or 7d (got "$value")'
+    : '$property must be a positive duration such as 900, 15m, 1h or 7d (got "$value")';
   return compose(
     Transform(({ value }) => {
       const match = /^(\d+)([smhd]?)$/.exec(String(value));
       return match ? Number(match[1]) * DURATION_UNITS[match[2] || 's'] : value;
     }),
     IsInt({ message }),
-    Min(1, { message }),
+    Min(allowZero ? 0 : 1, { message }),
   );
 }
 

@@ -1,6 +1,7 @@
 /**
  * Events the orders module emits (through @nestjs/event-emitter's EventEmitter2) after the
- * transaction that changed an order has committed. The realtime gateway pushes them to the owner.
+ * transaction that changed an order has committed. The realtime gateway pushes them to the owner, and with the
+ * owner attached to admins subscribed to the `orders` channel.
  */
 export const ORDER_CREATED = 'order.created';
 export const ORDER_UPDATED = 'order.updated';
@@ -20,4 +21,6 @@ export interface OrderEventPayload {
     created_at: string;
     updated_at: string;
   };
+  /** The owner as admins see it (the account may since have been deleted). */
+  user: { id: number; username: string; email: string };
 }

@@ -1,5 +1,6 @@
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { Timestamped } from '../database/timestamped.js';
+import type { User } from '../users/user.entity.js';
 import { OrderItem } from './order-item.entity.js';
 import type { OrderStatus, PaymentStatus } from './order-status.js';
 
@@ -43,4 +44,7 @@ export class Order extends Timestamped {
 
   @OneToMany(() => OrderItem, (item) => item.order)
   items: Relation<OrderItem[]>;
+
+  /** The owner, when a query joins it in (`leftJoinAndMapOne`); not a column. */
+  user?: Pick<User, 'id' | 'username' | 'email'>;
 }

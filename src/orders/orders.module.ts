@@ -1,14 +1,18 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductsModule } from '../products/products.module.js';
+import { AdminOrdersController } from './admin-orders.controller.js';
+import { OrderExpiry } from './order-expiry.js';
 import { OrderItem } from './order-item.entity.js';
 import { Order } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
 import { OrdersService } from './orders.service.js';
+import { PaymentMethodsController } from './payment-methods.controller.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
-  controllers: [OrdersController],
-  providers: [OrdersService],
+  controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
+  providers: [OrdersService, OrderExpiry],
+  exports: [OrdersService],
 })
 export class OrdersModule {}

@@ -2,10 +2,10 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, Not, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
-import { pageWindow } from '../common/pagination.js';
+import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
 import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -14,13 +14,17 @@ import { insertedId } from '../database/inserted-id.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { Metrics } from '../observability/metrics.js';
 import { InsufficientStockException, ProductsService, StockRequest } from '../products/products.service.js';
+import { User } from '../users/user.entity.js';
 import {
+  AdminOrderListQueryDto,
+  AdminOrderResponseDto,
   CreateOrderDto,
   MAX_QUANTITY,
   OrderDetailResponseDto,
   OrderListQueryDto,
   OrderResponseDto,
   toOrderItemResponse,
+  toOrderOwner,
   toOrderResponse,
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
@@ -29,6 +33,9 @@ import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState } from './order-status.js';
 import { Order } from './order.entity.js';
+
+/** Orders the expiry job cancels per query of candidates. */
+const EXPIRY_BATCH = 200;
 
 export interface CreatedOrder {
   order: OrderResponseDto;
@@ -88,6 +95,7 @@ export class OrdersService {
         // than racing for the stock. Without a key the row is written once, with its total.
         if (idempotencyKey !== undefined) created.id = await insertOrder(manager, created);
         const reserved = await this.products.reserveStock(manager, items);
+        await this.assertPendingLimit(manager, actor.id, created.id);
         created.totalCents = items.reduce(
           (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
           0,
@@ -124,7 +132,7 @@ export class OrdersService {
     }
     this.metrics.ordersCreated.inc();
     const response = toOrderResponse(order);
-    this.emit(ORDER_CREATED, order.userId, response);
+    await this.emit(ORDER_CREATED, order.userId, response);
     return { order: response, replayed: false };
   }
 
@@ -139,14 +147,68 @@ export class OrdersService {
     return new Paginated(orders.map(toOrderResponse), total, page, pageSize);
   }
 
+  /**
+   * Every user's orders for the back office, each with its owner. Two statements whatever the page size: the
+   * count and the page, the owner joined in (offset/limit rather than skip/take, which would add a third).
+   */
+  async listAll(query: AdminOrderListQueryDto): Promise<Paginated<AdminOrderResponseDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const qb = this.orders
+      .createQueryBuilder('o')
+      .withDeleted()
+      .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
+      .select(['o', 'u.id', 'u.username', 'u.email']);
+    if (query.user_id !== undefined) qb.andWhere('o.userId = :userId', { userId: query.user_id });
+    if (query.status !== undefined) qb.andWhere('o.status = :status', { status: query.status });
+    if (query.payment_status !== undefined) {
+      qb.andWhere('o.paymentStatus = :paymentStatus', { paymentStatus: query.payment_status });
+    }
+    if (query.created_from !== undefined) {
+      qb.andWhere('o.createdAt >= :from', { from: new Date(query.created_from) });
+    }
+    if (query.created_to !== undefined) qb.andWhere('o.createdAt < :to', { to: new Date(query.created_to) });
+    if (query.search !== undefined && query.search !== '') {
+      qb.andWhere(
+        ['o.orderNumber', 'u.username', 'u.email']
+          .map((column) => `${column} LIKE :pattern ESCAPE '${LIKE_ESCAPE}'`)
+          .join(' OR '),
+        { pattern: containsPattern(query.search) },
+      );
+    }
+    const direction = query.sort.startsWith('-') ? 'DESC' : 'ASC';
+    qb.orderBy(query.sort.endsWith('total_amount') ? 'o.totalCents' : 'o.createdAt', direction)
+      .addOrderBy('o.id', direction)
+      .offset(skip)
+      .limit(pageSize);
+    const [orders, total] = await qb.getManyAndCount();
+    return new Paginated(
+      orders.map((order) => ({ ...toOrderResponse(order), user: toOrderOwner(order.user!) })),
+      total,
+      page,
+      pageSize,
+    );
+  }
+
   async get(id: number, actor: AuthUser): Promise<OrderDetailResponseDto> {
-    const order = await this.orders.findOne({
-      where: actor.role === 'admin' ? { id } : { id, userId: actor.id },
-      relations: { items: true },
-      order: { items: { id: 'ASC' } },
-    });
+    const admin = actor.role === 'admin';
+    const qb = this.orders
+      .createQueryBuilder('o')
+      .leftJoinAndSelect('o.items', 'i')
+      .where('o.id = :id', { id })
+      .orderBy('i.id', 'ASC');
+    if (!admin) qb.andWhere('o.userId = :userId', { userId: actor.id });
+    else {
+      qb.withDeleted()
+        .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
+        .addSelect(['u.id', 'u.username', 'u.email']);
+    }
+    const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
-    return { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
+    return {
+      ...toOrderResponse(order),
+      items: order.items.map(toOrderItemResponse),
+      ...(admin ? { user: toOrderOwner(order.user!) } : {}),
+    };
   }
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */
@@ -197,8 +259,83 @@ export class OrdersService {
     });
     if (cancelled) this.metrics.ordersCancelled.inc();
     const response = toOrderResponse(order);
-    this.emit(ORDER_UPDATED, order.userId, response);
+    await this.emit(ORDER_UPDATED, order.userId, response);
     return response;
+  }
+
+  /**
+   * Cancels pending unpaid orders older than ORDER_PENDING_TTL and restores their stock, in batches. Each order is
+   * cancelled by a conditional update on its state, so instances running this at the same moment cancel (and
+   * restock) every order exactly once. Returns how many orders this call cancelled.
+   */
+  async expirePending(now = new Date()): Promise<number> {
+    const ttl = this.config.orders.pendingTtlSeconds;
+    if (ttl === 0) return 0;
+    const stale: FindOptionsWhere<Order> = {
+      status: 'pending',
+      paymentStatus: 'pending',
+      createdAt: LessThan(new Date(now.getTime() - ttl * 1000)),
+    };
+    let expired = 0;
+    for (;;) {
+      const batch = await this.orders.find({
+        select: { id: true },
+        where: stale,
+        order: { createdAt: 'ASC' },
+        take: EXPIRY_BATCH,
+      });
+      for (const { id } of batch) {
+        const order = await this.transactions.run((manager) => this.cancelIf(manager, { ...stale, id }));
+        if (order === null) continue;
+        expired += 1;
+        await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+      }
+      if (batch.length < EXPIRY_BATCH) return expired;
+    }
+  }
+
+  /**
+   * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion).
+   * Returns the cancelled orders, to announce with `announceUpdated` after the commit.
+   */
+  async cancelPendingOf(manager: EntityManager, userId: number): Promise<Order[]> {
+    const pending = await manager.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
+    const cancelled: Order[] = [];
+    for (const { id } of pending) {
+      const order = await this.cancelIf(manager, { id, userId, status: 'pending' });
+      if (order !== null) cancelled.push(order);
+    }
+    return cancelled;
+  }
+
+  async announceUpdated(orders: Order[]): Promise<void> {
+    for (const order of orders) await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
+  }
+
+  /** Cancels the order matching `condition` (which names its id) and restocks it; null when nothing matched. */
+  private async cancelIf(manager: EntityManager, condition: FindOptionsWhere<Order>): Promise<Order | null> {
+    const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: new Date() });
+    if (result.affected === 0) return null;
+    const id = condition.id as number;
+    await this.products.releaseStock(manager, await this.stockOf(manager, id));
+    return manager.findOneByOrFail(Order, { id });
+  }
+
+  /**
+   * ORDER_MAX_PENDING_PER_USER. Counted inside the placing transaction without locking the user: on MySQL a
+   * user's simultaneous placements may each see the others uncommitted and pass together (documented in api.md).
+   */
+  private async assertPendingLimit(manager: EntityManager, userId: number, placing?: number): Promise<void> {
+    const max = this.config.orders.maxPendingPerUser;
+    // With an Idempotency-Key the order being placed is already written (`placing`): it does not count.
+    const pending = await manager.count(Order, {
+      where: { userId, status: 'pending', ...(placing === undefined ? {} : { id: Not(placing) }) },
+    });
+    if (pending >= max) {
+      throw new BadRequestException(
+        `At most ${max} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
+      );
+    }
   }
 
   private async stockOf(manager: EntityManager, orderId: number): Promise<StockRequest[]> {
@@ -217,8 +354,14 @@ export class OrdersService {
       .getOne();
   }
 
-  private emit(event: string, userId: number, order: OrderResponseDto): void {
-    const payload: OrderEventPayload = { userId, order };
+  /** Emits an order event with its owner (read by primary key, deleted accounts included). */
+  private async emit(event: string, userId: number, order: OrderResponseDto): Promise<void> {
+    const owner = await this.orders.manager.findOneOrFail(User, {
+      select: { id: true, username: true, email: true },
+      where: { id: userId },
+      withDeleted: true,
+    });
+    const payload: OrderEventPayload = { userId, order, user: toOrderOwner(owner) };
     this.events.emit(event, payload);
   }
 }

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
+import { CatalogRead } from '../common/public.decorator.js';
 import { IdParamDto } from '../common/id-param.dto.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import {
@@ -19,11 +20,13 @@ export class ProductsController {
   constructor(private readonly products: ProductsService) {}
 
   @Get()
+  @CatalogRead()
   @ApiOperation({
     summary: 'List products',
     description:
       'Users see active products only; admins see all and may filter by `is_active`. `search` matches name and ' +
-      'description. Default order: id ascending.',
+      'description. Default order: id ascending. With CATALOG_PUBLIC=true, callers without a token may read it ' +
+      'and see what a user sees.',
   })
   @ApiEnvelope(ProductResponseDto, { list: true })
   @ApiErrors(400, 401, 403, 429, {
@@ -32,7 +35,7 @@ export class ProductsController {
   })
   list(
     @Query() query: ProductListQueryDto,
-    @CurrentUser() actor: AuthUser,
+    @CurrentUser() actor: AuthUser | undefined,
   ): Promise<Paginated<ProductResponseDto>> {
     return this.products.list(query, actor);
   }
@@ -49,13 +52,17 @@ export class ProductsController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a product (an inactive one is 404 for users)' })
+  @CatalogRead()
+  @ApiOperation({
+    summary: 'Read a product (an inactive one is 404 for users)',
+    description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',
+  })
   @ApiEnvelope(ProductResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<ProductResponseDto> {
+  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
     return this.products.get(id, actor);
   }
 

@@ -68,9 +68,12 @@ export class ProductsService {
     return toProductResponse(await this.findOrFail(product.id, true));
   }
 
-  async list(query: ProductListQueryDto, actor: AuthUser): Promise<Paginated<ProductResponseDto>> {
+  async list(
+    query: ProductListQueryDto,
+    actor: AuthUser | undefined,
+  ): Promise<Paginated<ProductResponseDto>> {
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
-    const isAdmin = actor.role === 'admin';
+    const isAdmin = actor?.role === 'admin';
     if (query.is_active !== undefined && !isAdmin) {
       throw new ForbiddenException('Only an admin may filter by is_active');
     }
@@ -123,8 +126,8 @@ export class ProductsService {
     return new Paginated(products.map(toProductResponse), total, page, pageSize);
   }
 
-  async get(id: number, actor: AuthUser): Promise<ProductResponseDto> {
-    return toProductResponse(await this.findOrFail(id, actor.role === 'admin'));
+  async get(id: number, actor: AuthUser | undefined): Promise<ProductResponseDto> {
+    return toProductResponse(await this.findOrFail(id, actor?.role === 'admin'));
   }
 
   async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {

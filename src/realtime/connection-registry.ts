@@ -21,6 +21,8 @@ export interface Session {
 export class ConnectionRegistry {
   private readonly sessions = new Map<WebSocket, Session>();
   private readonly byUser = new Map<number, Set<WebSocket>>();
+  /** Admin connections subscribed to the `orders` channel. */
+  private readonly orderSubscribers = new Set<WebSocket>();
 
   add(socket: WebSocket, user: AuthUser): Session {
     const session: Session = {
@@ -46,6 +48,7 @@ export class ConnectionRegistry {
     if (session === undefined) return undefined;
     clearTimeout(session.expiryTimer);
     this.sessions.delete(socket);
+    this.orderSubscribers.delete(socket);
     const sockets = this.byUser.get(session.user.id);
     sockets?.delete(socket);
     if (sockets?.size === 0) this.byUser.delete(session.user.id);
@@ -72,6 +75,16 @@ export class ConnectionRegistry {
         event.sessionId === null ? sessionId !== event.exceptSessionId : sessionId === event.sessionId;
       if (revoked) closeUnauthorized(socket, 'Session has been revoked');
     }
+  }
+
+  setOrderSubscription(socket: WebSocket, subscribed: boolean): void {
+    if (subscribed) this.orderSubscribers.add(socket);
+    else this.orderSubscribers.delete(socket);
+  }
+
+  /** Sends an already serialised frame to the connections subscribed to `orders` on this instance. */
+  sendToOrderSubscribers(payload: string): void {
+    for (const socket of this.orderSubscribers) send(socket, payload);
   }
 
   /** Sends an already serialised frame to every connection of this instance. */

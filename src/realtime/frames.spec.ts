@@ -45,7 +45,9 @@ describe('parseClientFrame', () => {
     expect(details('{"type":')).toBe('Frame is not valid JSON');
     expect(details('[1,2]')).toBe('Frame must be a JSON object with a string "type"');
     expect(details({ type: 7 })).toBe('Frame must be a JSON object with a string "type"');
-    expect(details({ type: 'shout' })).toBe('Unknown type: expected "message", "ping" or "auth"');
+    expect(details({ type: 'shout' })).toBe(
+      'Unknown type: expected "message", "ping", "auth", "subscribe" or "unsubscribe"',
+    );
     expect(details({ type: 'ping', extra: true })).toBe(
       'Unknown field "extra": a frame has only type and data',
     );

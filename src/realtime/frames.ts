@@ -11,11 +11,19 @@ export const MAX_TOKEN_CHARS = 4096;
 /** Close codes besides the standard ones (1001 going away, 1009 too big, 1011 server error). */
 export const CLOSE_UNAUTHORIZED = 4401;
 
+/** Channels a connection may subscribe to; `orders` (admins only) carries every user's order events. */
+export const CHANNELS = ['orders'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
 export type ClientFrame =
-  { type: 'ping' } | { type: 'message'; content: string } | { type: 'auth'; token: string };
+  | { type: 'ping' }
+  | { type: 'message'; content: string }
+  | { type: 'auth'; token: string }
+  | { type: 'subscribe'; channel: Channel }
+  | { type: 'unsubscribe'; channel: Channel };
 
 export interface FrameError {
-  code: 400 | 401 | 429 | 500;
+  code: 400 | 401 | 403 | 429 | 500;
   details: string;
 }
 
@@ -27,7 +35,11 @@ export type ServerFrame =
   | { type: 'pong'; data: { timestamp: string } }
   | { type: 'auth'; data: { expires_at: string } }
   | { type: 'error'; data: FrameError }
-  | { type: 'order.created' | 'order.updated'; data: OrderEventPayload['order'] };
+  | { type: 'subscribed' | 'unsubscribed'; data: { channel: Channel } }
+  | {
+      type: 'order.created' | 'order.updated';
+      data: OrderEventPayload['order'] | (OrderEventPayload['order'] & { user: OrderEventPayload['user'] });
+    };
 
 const FRAME_KEYS = new Set(['type', 'data']);
 
@@ -83,8 +95,21 @@ export function parseClientFrame(
       }
       return { frame: { type: 'auth', token: data.token } };
     }
+    case 'subscribe':
+    case 'unsubscribe': {
+      const data = parsed.data;
+      if (!isObject(data)) return bad('data must be an object with channel');
+      const extra = Object.keys(data).find((key) => key !== 'channel');
+      if (extra !== undefined) return bad(`data.${extra} is not allowed`);
+      if (!CHANNELS.includes(data.channel as Channel)) {
+        return bad(`data.channel must be one of: ${CHANNELS.join(', ')}`);
+      }
+      return {
+        frame: { type: parsed.type as 'subscribe' | 'unsubscribe', channel: data.channel as Channel },
+      };
+    }
     default:
-      return bad('Unknown type: expected "message", "ping" or "auth"');
+      return bad('Unknown type: expected "message", "ping", "auth", "subscribe" or "unsubscribe"');
   }
 }
 

@@ -10,9 +10,11 @@ import type { ServerFrame } from './frames.js';
  * What travels on the Redis channel: a serialised frame and who should get it (null: everyone), or
  * revoked sessions whose connections every instance closes.
  */
+/** Who receives a frame: one user's connections, everyone (`null`), or the `orders` channel's subscribers. */
+type Audience = number | null | 'orders';
+
 type FanoutEnvelope =
-  | { origin: string; userId: number | null; payload: string }
-  | { origin: string; revoked: SessionsRevokedEvent };
+  { origin: string; userId: Audience; payload: string } | { origin: string; revoked: SessionsRevokedEvent };
 
 /**
  * Delivers server frames to the right connections of every instance. The sending instance delivers to
@@ -62,13 +64,17 @@ export class RealtimeFanout implements OnModuleInit {
     this.deliver(userId, JSON.stringify(frame));
   }
 
+  sendToOrderSubscribers(frame: ServerFrame): void {
+    this.deliver('orders', JSON.stringify(frame));
+  }
+
   /** Closes the connections of revoked sessions here and on every other instance. */
   closeRevoked(event: SessionsRevokedEvent): void {
     this.registry.closeRevoked(event);
     this.publish({ origin: this.instanceId, revoked: event });
   }
 
-  private deliver(userId: number | null, payload: string): void {
+  private deliver(userId: Audience, payload: string): void {
     this.deliverLocally(userId, payload);
     this.publish({ origin: this.instanceId, userId, payload });
   }
@@ -118,17 +124,18 @@ export class RealtimeFanout implements OnModuleInit {
     if (
       typeof envelope?.payload !== 'string' ||
       typeof envelope.origin !== 'string' ||
-      (userId !== null && typeof userId !== 'number')
+      (userId !== null && userId !== 'orders' && typeof userId !== 'number')
     ) {
       this.logger.warn({ msg: 'Ignored a malformed message on the realtime channel' });
       return;
     }
     if (envelope.origin === this.instanceId) return;
-    this.deliverLocally(userId as number | null, envelope.payload);
+    this.deliverLocally(userId as Audience, envelope.payload);
   }
 
-  private deliverLocally(userId: number | null, payload: string): void {
+  private deliverLocally(userId: Audience, payload: string): void {
     if (userId === null) this.registry.sendToAll(payload);
+    else if (userId === 'orders') this.registry.sendToOrderSubscribers(payload);
     else this.registry.sendToUser(userId, payload);
   }
 }

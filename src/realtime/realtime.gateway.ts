@@ -85,12 +85,18 @@ export class RealtimeGateway
 
   @OnEvent(ORDER_CREATED)
   onOrderCreated(event: OrderEventPayload): void {
-    this.fanout.sendToUser(event.userId, { type: ORDER_CREATED, data: event.order });
+    this.sendOrderEvent(ORDER_CREATED, event);
   }
 
   @OnEvent(ORDER_UPDATED)
   onOrderUpdated(event: OrderEventPayload): void {
-    this.fanout.sendToUser(event.userId, { type: ORDER_UPDATED, data: event.order });
+    this.sendOrderEvent(ORDER_UPDATED, event);
+  }
+
+  /** To the owner's connections, and with the owner attached to the admins subscribed to `orders`. */
+  private sendOrderEvent(type: typeof ORDER_CREATED | typeof ORDER_UPDATED, event: OrderEventPayload): void {
+    this.fanout.sendToUser(event.userId, { type, data: event.order });
+    this.fanout.sendToOrderSubscribers({ type, data: { ...event.order, user: event.user } });
   }
 
   /** Closes every client with 1001 and waits (briefly) for them to answer before the server stops. */
@@ -165,15 +171,33 @@ export class RealtimeGateway
       void this.reauthenticate(socket, session, result.frame.token);
       return;
     }
+    const frame = result.frame;
+    if (frame.type === 'subscribe' || frame.type === 'unsubscribe') {
+      this.changeSubscription(socket, session, frame.type);
+      return;
+    }
     const timestamp = new Date().toISOString();
-    if (result.frame.type === 'ping') {
+    if (frame.type === 'ping') {
       this.send(socket, { type: 'pong', data: { timestamp } });
       return;
     }
     const { id, username } = session.user;
     this.fanout.broadcast({
       type: 'message',
-      data: { content: result.frame.content, timestamp, user: { id, username } },
+      data: { content: frame.content, timestamp, user: { id, username } },
+    });
+  }
+
+  /** The `orders` channel (the only one): admins only; a user's subscribe gets an error frame 403. */
+  private changeSubscription(socket: WebSocket, session: Session, type: 'subscribe' | 'unsubscribe'): void {
+    if (type === 'subscribe' && session.user.role !== 'admin') {
+      this.send(socket, errorFrame(403, 'Only an admin may subscribe to the orders channel'));
+      return;
+    }
+    this.registry.setOrderSubscription(socket, type === 'subscribe');
+    this.send(socket, {
+      type: type === 'subscribe' ? 'subscribed' : 'unsubscribed',
+      data: { channel: 'orders' },
     });
   }
 

@@ -1,17 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicJob } from '../common/periodic-job.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { SessionsService } from './sessions.service.js';
-
-/** Node's timers overflow past this (about 24.8 days) and would fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Deletes expired sessions every SESSION_PURGE_INTERVAL; every instance runs it, the DELETE makes that safe. */
 @Injectable()
 export class SessionPurge implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SessionPurge');
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> = Promise.resolve();
+  private readonly job = new PeriodicJob(() => this.purge());
 
   constructor(
     private readonly sessions: SessionsService,
@@ -19,19 +16,11 @@ export class SessionPurge implements OnApplicationBootstrap, OnApplicationShutdo
   ) {}
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(
-      () => {
-        this.running = this.purge();
-      },
-      Math.min(this.config.sessions.purgeIntervalSeconds * 1000, MAX_TIMER_MS),
-    );
-    this.timer.unref();
+    this.job.start(this.config.sessions.purgeIntervalSeconds * 1000);
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   async purge(): Promise<void> {

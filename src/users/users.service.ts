@@ -19,6 +19,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
+import { OrdersService } from '../orders/orders.service.js';
 import { SessionsService } from '../sessions/sessions.service.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
@@ -33,6 +34,7 @@ export class UsersService implements OnApplicationBootstrap {
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
     private readonly sessions: SessionsService,
+    private readonly orders: OrdersService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -173,14 +175,17 @@ export class UsersService implements OnApplicationBootstrap {
     return toUserResponse(await this.findOrFail(id), true);
   }
 
+  /** Soft-deletes the account, ends its sessions and cancels its pending orders (their stock goes back). */
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    await this.transactions.run(async (manager) => {
+    const cancelled = await this.transactions.run(async (manager) => {
       const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
+      return this.orders.cancelPendingOf(manager, id);
     });
     this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
+    await this.orders.announceUpdated(cancelled);
   }
 
   private async findOrFail(id: number): Promise<User> {

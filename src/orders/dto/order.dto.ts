@@ -6,13 +6,17 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsISO8601,
   IsObject,
   IsString,
   Max,
+  MaxLength,
   Min,
   ValidateNested,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination.js';
+import { ToInteger } from '../../common/query-transforms.js';
+import type { User } from '../../users/user.entity.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
@@ -57,7 +61,8 @@ export class CreateOrderDto {
 
   @ApiProperty({
     example: 'credit_card',
-    description: 'One of PAYMENT_METHODS (credit_card, debit_card, paypal, bank_transfer, cash_on_delivery)',
+    description:
+      'One of PAYMENT_METHODS (listed by GET /payment-methods; the enum is filled in from the setting)',
   })
   @IsString()
   @CodePointLength(1, 32)
@@ -69,6 +74,59 @@ export class OrderListQueryDto extends PageQueryDto {
   @Optional()
   @IsIn(ORDER_STATUSES)
   status?: OrderStatus;
+}
+
+export const ADMIN_ORDER_SORTS = ['-created_at', 'created_at', 'total_amount', '-total_amount'] as const;
+export type AdminOrderSort = (typeof ADMIN_ORDER_SORTS)[number];
+
+export class AdminOrderListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ example: 7, minimum: 1, description: "Only this user's orders" })
+  @Optional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  user_id?: number;
+
+  @ApiPropertyOptional({ enum: ORDER_STATUSES })
+  @Optional()
+  @IsIn(ORDER_STATUSES)
+  status?: OrderStatus;
+
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
+  @Optional()
+  @IsIn(PAYMENT_STATUSES)
+  payment_status?: PaymentStatus;
+
+  @ApiPropertyOptional({
+    example: '2026-11-01T00:00:00Z',
+    description: 'ISO 8601; orders created at or after this instant',
+  })
+  @Optional()
+  @IsISO8601({ strict: true })
+  created_from?: string;
+
+  @ApiPropertyOptional({
+    example: '2026-12-01T00:00:00Z',
+    description: 'ISO 8601; orders created before this instant',
+  })
+  @Optional()
+  @IsISO8601({ strict: true })
+  created_to?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 100,
+    description: "Case-insensitive substring of the order number, the owner's username or email",
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(100)
+  search?: string;
+
+  @ApiPropertyOptional({ enum: ADMIN_ORDER_SORTS, default: '-created_at' })
+  @Optional()
+  @IsIn(ADMIN_ORDER_SORTS)
+  sort: AdminOrderSort = '-created_at';
 }
 
 export class UpdateOrderStatusDto {
@@ -95,6 +153,17 @@ export class OrderResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
+/** Whose order it is, shown to admins. */
+export class OrderOwnerDto {
+  @ApiProperty({ example: 7 }) id: number;
+  @ApiProperty({ example: 'jane' }) username: string;
+  @ApiProperty({ example: 'jane@example.com' }) email: string;
+}
+
+export class AdminOrderResponseDto extends OrderResponseDto {
+  @ApiProperty({ type: OrderOwnerDto }) user: OrderOwnerDto;
+}
+
 export class OrderItemResponseDto {
   @ApiProperty({ type: 'integer', example: 90 }) id: number;
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
@@ -105,6 +174,12 @@ export class OrderItemResponseDto {
 
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
+  @ApiPropertyOptional({ type: OrderOwnerDto, description: 'Present when an admin reads the order' })
+  user?: OrderOwnerDto;
+}
+
+export function toOrderOwner(user: Pick<User, 'id' | 'username' | 'email'>): OrderOwnerDto {
+  return { id: user.id, username: user.username, email: user.email };
 }
 
 export function toOrderResponse(order: Order): OrderResponseDto {

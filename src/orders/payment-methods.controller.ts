@@ -1,0 +1,34 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { CatalogRead } from '../common/public.decorator.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+
+export class PaymentMethodsResponseDto {
+  @ApiProperty({
+    type: [String],
+    example: ['credit_card', 'paypal'],
+    description: 'PAYMENT_METHODS, in order',
+  })
+  payment_methods: string[];
+}
+
+@ApiTags('orders')
+@ApiBearerAuth()
+@Controller('payment-methods')
+export class PaymentMethodsController {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+
+  @Get()
+  @CatalogRead()
+  @ApiOperation({
+    summary: 'The accepted payment_method values for new orders',
+    description: 'Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.',
+  })
+  @ApiEnvelope(PaymentMethodsResponseDto)
+  @ApiErrors(401, 429)
+  list(): PaymentMethodsResponseDto {
+    return { payment_methods: this.config.paymentMethods };
+  }
+}
