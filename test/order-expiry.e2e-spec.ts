@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import { ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
 import { OrdersService } from '../src/orders/orders.service.js';
+import { scrape } from './support/metrics.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { createProduct } from './support/products.js';
 import { startTestApp } from './support/test-app.js';
@@ -79,8 +80,10 @@ describe('reservations that expire (ORDER_PENDING_TTL=2s, checked every second)'
     const id = (await s.place(buyer, product.id, 4).expect(201)).body.data.id as number;
     const orders = s.t.app.get(OrdersService);
     const later = new Date(Date.now() + 60_000);
+    const expiredBefore = (await scrape(s.t.url)).value('commerce_orders_expired_total') ?? 0;
     const counts = await Promise.all([1, 2, 3].map(() => orders.expirePending(later)));
     expect(counts.reduce((sum, n) => sum + n, 0)).toBe(1);
+    expect((await scrape(s.t.url)).value('commerce_orders_expired_total')).toBe(expiredBefore + 1);
     expect(await s.stateOf(id)).toEqual({ status: 'cancelled', payment_status: 'pending' });
     expect(await s.stockOf(product.id)).toBe(10);
     expect(s.updates.filter((u) => u.order.id === id)).toHaveLength(1);

@@ -59,6 +59,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly ordersExpired = new Counter({
+    name: 'commerce_orders_expired_total',
+    help: 'Pending unpaid orders cancelled after ORDER_PENDING_TTL; their stock went back',
+    registers: [this.registry],
+  });
+
   readonly websocketConnections = new Gauge({
     name: 'commerce_websocket_connections',
     help: 'Authenticated WebSocket connections open on this instance',

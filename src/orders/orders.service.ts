@@ -288,6 +288,7 @@ export class OrdersService {
         const order = await this.transactions.run((manager) => this.cancelIf(manager, { ...stale, id }));
         if (order === null) continue;
         expired += 1;
+        this.metrics.ordersExpired.inc();
         await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
       }
       if (batch.length < EXPIRY_BATCH) return expired;
