@@ -68,7 +68,10 @@ export class UploadService {
     const used = await this.usedQuota(this.uploads.manager, owner.id);
     const { maxBytes, quotaBytes } = this.config.upload;
     const limit = uploadLimit(maxBytes, quotaBytes, used);
-    if (limit === null) throw this.quotaExceeded(used);
+    if (limit === null) {
+      request.resume(); // drop the body, so that the answer reaches the client
+      throw this.quotaExceeded(used);
+    }
     let form: busboy.Busboy;
     try {
       form = busboy({
