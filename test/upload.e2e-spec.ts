@@ -3,8 +3,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import http from 'node:http';
 import { basename, join } from 'node:path';
 import request from 'supertest';
+import { OrphanUploadRemoval } from '../src/upload/orphan-upload-removal.js';
+import { newStoredPath } from '../src/upload/upload-names.js';
+import { UploadStorage } from '../src/upload/upload-storage.js';
+import { Upload } from '../src/upload/upload.entity.js';
 import { UploadService } from '../src/upload/upload.service.js';
-import { createAccount, type Account } from './support/accounts.js';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import {
   filesUnder,
   multipartBody,
@@ -130,7 +134,7 @@ describe('upload', () => {
       expect(head.headers['content-type']).toBe('image/png');
       expect(head.headers['content-length']).toBe('20000');
 
-      for (const method of ['put', 'post', 'delete', 'patch'] as const) {
+      for (const method of ['put', 'post', 'patch'] as const) {
         const write = await api()
           [method](`/api/v1/uploads/${filename}`)
           .set('Authorization', bearer())
@@ -424,15 +428,17 @@ describe('upload', () => {
     });
   });
 
-  describe('UploadService.isStoredFile (for product images)', () => {
+  describe('UploadService.holdForProduct (for product images)', () => {
     it('is true only for a path returned by POST /upload that exists', async () => {
       const res = await postForm([filePart(sampleFile('image/webp'), 'a.webp', 'image/webp')]).expect(200);
       const uploads = t.app.get(UploadService);
-      expect(await uploads.isStoredFile(res.body.data.filename)).toBe(true);
-      expect(await uploads.isStoredFile('2026/11/0123456789abcdef0123456789abcdef.webp')).toBe(false);
-      expect(await uploads.isStoredFile(`../${res.body.data.filename}`)).toBe(false);
-      expect(await uploads.isStoredFile(`${res.body.data.filename}/`)).toBe(false);
-      expect(await uploads.isStoredFile('')).toBe(false);
+      const held = (path: string) =>
+        t.dataSource.transaction((manager) => uploads.holdForProduct(manager, path));
+      expect(await held(res.body.data.filename)).toBe(true);
+      expect(await held('2026/11/0123456789abcdef0123456789abcdef.webp')).toBe(false);
+      expect(await held(`../${res.body.data.filename}`)).toBe(false);
+      expect(await held(`${res.body.data.filename}/`)).toBe(false);
+      expect(await held('')).toBe(false);
     });
   });
 
@@ -466,6 +472,9 @@ describe('upload', () => {
       'application/pdf',
     ]);
     expect(Object.keys(download.responses['404'].content)).toEqual(['application/json']);
+    const remove = doc.paths['/api/v1/uploads/{year}/{month}/{name}'].delete;
+    expect(remove.security).toEqual([{ bearer: [] }]);
+    expect(Object.keys(remove.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429', '500']);
   });
 });
 
@@ -493,5 +502,306 @@ describe('upload with UPLOAD_ALLOWED_TYPES=image/png', () => {
       'file content is application/pdf, which is not allowed (allowed: image/png)',
     );
     expect(filesUnder(t.config.upload.dir)).toEqual([]);
+  });
+});
+
+describe('upload ownership and lifetime', () => {
+  const QUOTA = 200_000;
+  const ORPHAN_TTL_MS = 1000;
+  let t: TestApp;
+  let admin: Account;
+  const api = () => request(t.url);
+  const onMysql = () => t.config.database.type === 'mysql';
+
+  /** Storage is asserted only through the application's own UploadStorage, whatever its implementation. */
+  const inStorage = (path: string) => t.app.get(UploadStorage).exists(path);
+  const uploadRow = (path: string) => t.dataSource.getRepository(Upload).findOneBy({ path });
+  const rowsOf = (owner: Account) => t.dataSource.getRepository(Upload).countBy({ ownerId: owner.id });
+  const job = () => t.app.get(OrphanUploadRemoval);
+  const afterTtl = () => new Date(Date.now() + ORPHAN_TTL_MS + 1000);
+
+  async function upload(owner: Account, size = 2048): Promise<string> {
+    const res = await api()
+      .post('/api/v1/upload')
+      .auth(owner.token, { type: 'bearer' })
+      .attach('file', sampleFile('image/png', size), { filename: 'p.png', contentType: 'image/png' })
+      .expect(200);
+    return res.body.data.filename;
+  }
+  const deleteUpload = (path: string, as?: Account) => {
+    const req = api().delete(`/api/v1/uploads/${path}`);
+    return as === undefined ? req : req.auth(as.token, { type: 'bearer' });
+  };
+  async function productWithImage(image: string): Promise<number> {
+    const created = await api()
+      .post('/api/v1/products')
+      .auth(admin.token, { type: 'bearer' })
+      .send({ name: 'Mug', price: 5, stock: 1, category_id: 1 })
+      .expect(201);
+    await setImage(created.body.data.id, image).expect(200);
+    return created.body.data.id;
+  }
+  const setImage = (productId: number, image: string) =>
+    api().put(`/api/v1/products/${productId}`).auth(admin.token, { type: 'bearer' }).send({ image });
+
+  /** A file put in storage without a row, as every file stored before the uploads table was. */
+  async function storeWithoutRow(): Promise<string> {
+    const path = newStoredPath('png');
+    const pending = await t.app.get(UploadStorage).create(path);
+    pending.stream.end(sampleFile('image/png'));
+    await pending.commit();
+    return path;
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      UPLOAD_MAX_BYTES: String(MAX_BYTES),
+      UPLOAD_QUOTA_BYTES: String(QUOTA),
+      UPLOAD_ORPHAN_TTL: `${ORPHAN_TTL_MS / 1000}s`,
+      UPLOAD_ORPHAN_INTERVAL: '24h', // the tests run the job themselves
+    });
+    admin = await loginAdmin(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('records each upload with its owner, size, type and creation time, in step with storage', async () => {
+    const owner = await createAccount(t);
+    const before = Date.now();
+    const path = await upload(owner, 3000);
+    const row = await uploadRow(path);
+    expect(row).toMatchObject({ path, ownerId: owner.id, size: 3000, contentType: 'image/png' });
+    expect(row!.createdAt.getTime()).toBeGreaterThanOrEqual(before - 5);
+    expect(row!.createdAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(await inStorage(path)).toBe(true);
+  });
+
+  describe('DELETE /uploads/{filename}', () => {
+    it('lets the owner delete their file: 200, then the file, its row and its URL are gone', async () => {
+      const owner = await createAccount(t);
+      const path = await upload(owner);
+      const res = await deleteUpload(path, owner).expect(200);
+      expect(res.body).toEqual({ code: 200, message: 'OK', data: null });
+      expect(await inStorage(path)).toBe(false);
+      expect(await uploadRow(path)).toBeNull();
+      await api().get(`/api/v1/uploads/${path}`).expect(404);
+      const again = await deleteUpload(path, owner).expect(404);
+      expect(again.body.data.details).toBe('No uploaded file at this path');
+    });
+
+    it("lets an admin delete any user's file", async () => {
+      const owner = await createAccount(t);
+      const path = await upload(owner);
+      await deleteUpload(path, admin).expect(200);
+      expect(await inStorage(path)).toBe(false);
+      expect(await uploadRow(path)).toBeNull();
+    });
+
+    it("refuses another user's delete with 403 (uploads are public: 404 would hide nothing) and keeps the file", async () => {
+      const owner = await createAccount(t);
+      const other = await createAccount(t);
+      const path = await upload(owner);
+      const res = await deleteUpload(path, other).expect(403);
+      expect(res.body).toEqual({
+        code: 403,
+        message: 'Forbidden',
+        data: { details: 'Only the owner of an upload or an admin may delete it' },
+      });
+      expect(await inStorage(path)).toBe(true);
+      expect(await uploadRow(path)).not.toBeNull();
+    });
+
+    it('needs a token (401)', async () => {
+      const path = await upload(await createAccount(t));
+      await deleteUpload(path).expect(401);
+      expect(await inStorage(path)).toBe(true);
+    });
+
+    it('refuses with 400 while a product shows the file, keeping it; allows it once the product lets go', async () => {
+      const owner = await createAccount(t);
+      const path = await upload(owner);
+      const productId = await productWithImage(path);
+      for (const actor of [owner, admin]) {
+        const res = await deleteUpload(path, actor).expect(400);
+        const message = `the file is the image of product ${productId}; give that product another image first`;
+        expect(res.body).toEqual({
+          code: 400,
+          message: 'Bad Request',
+          data: { details: message, errors: [{ field: 'filename', rule: 'inUse', message }] },
+        });
+      }
+      expect(await inStorage(path)).toBe(true);
+      expect(await uploadRow(path)).not.toBeNull();
+      await api().get(`/api/v1/uploads/${path}`).expect(200);
+
+      await setImage(productId, '').expect(200);
+      await deleteUpload(path, owner).expect(200);
+      expect(await inStorage(path)).toBe(false);
+    });
+
+    it('answers 404 for a path that is not an upload, and for a file stored before uploads had owners', async () => {
+      await deleteUpload('2026/11/0123456789abcdef0123456789abcdef.png', admin).expect(404);
+      await deleteUpload('2026/11/..%2F..%2Fx.png', admin).expect(404);
+      const legacy = await storeWithoutRow();
+      await deleteUpload(legacy, admin).expect(404);
+      expect(await inStorage(legacy)).toBe(true);
+    });
+  });
+
+  describe('UPLOAD_QUOTA_BYTES', () => {
+    const quotaMessage = (used: number) =>
+      `file would pass the upload quota of ${QUOTA} bytes per 24 hours (UPLOAD_QUOTA_BYTES): ` +
+      `${used} bytes used, ${QUOTA - used} left`;
+    const expectQuotaRefusal = async (owner: Account, size: number, used: number) => {
+      const rowsBefore = await rowsOf(owner);
+      const res = await api()
+        .post('/api/v1/upload')
+        .auth(owner.token, { type: 'bearer' })
+        .attach('file', sampleFile('image/png', size), { filename: 'p.png', contentType: 'image/png' })
+        .expect(400);
+      expect(res.body).toEqual({
+        code: 400,
+        message: 'Bad Request',
+        data: {
+          details: quotaMessage(used),
+          errors: [{ field: 'file', rule: 'quota', message: quotaMessage(used) }],
+        },
+      });
+      expect(await rowsOf(owner)).toBe(rowsBefore);
+    };
+
+    it('accepts uploads up to the quota exactly, refuses one byte more, and counts per user', async () => {
+      const owner = await createAccount(t);
+      for (let i = 0; i < 3; i += 1) await upload(owner, 60_000);
+      await expectQuotaRefusal(owner, 20_001, 180_000);
+      const last = await upload(owner, 20_000);
+      expect(await uploadRow(last)).toMatchObject({ size: 20_000 });
+      await expectQuotaRefusal(owner, 16, QUOTA);
+      expect(await rowsOf(owner)).toBe(4);
+
+      // Another user's quota is untouched; a deleted file gives its bytes back.
+      await upload(await createAccount(t), 60_000);
+      await deleteUpload(last, owner).expect(200);
+      await upload(owner, 20_000);
+      await expectQuotaRefusal(owner, 1000, QUOTA);
+    });
+  });
+
+  describe('orphan removal', () => {
+    it('removes files no product uses once UPLOAD_ORPHAN_TTL has passed, and keeps product images', async () => {
+      const owner = await createAccount(t);
+      const orphan = await upload(owner);
+      const image = await upload(owner);
+      await productWithImage(image);
+
+      await job().run();
+      expect(await inStorage(orphan)).toBe(true); // younger than the TTL
+
+      await new Promise((resolve) => setTimeout(resolve, ORPHAN_TTL_MS + 100));
+      expect(await job().run()).toBeGreaterThanOrEqual(1);
+      expect(await inStorage(orphan)).toBe(false);
+      expect(await uploadRow(orphan)).toBeNull();
+      expect(await inStorage(image)).toBe(true);
+      expect(await uploadRow(image)).not.toBeNull();
+      await api().get(`/api/v1/uploads/${image}`).expect(200);
+    });
+
+    it('removes the image of a deleted product: a soft-deleted product uses nothing', async () => {
+      const image = await upload(await createAccount(t));
+      const productId = await productWithImage(image);
+      await job().run(afterTtl());
+      expect(await inStorage(image)).toBe(true);
+      await api().delete(`/api/v1/products/${productId}`).auth(admin.token, { type: 'bearer' }).expect(200);
+      await job().run(afterTtl());
+      expect(await inStorage(image)).toBe(false);
+      expect(await uploadRow(image)).toBeNull();
+    });
+
+    it('keeps a file a product takes after the job found it and before it removes it', async () => {
+      const path = await upload(await createAccount(t));
+      const now = afterTtl();
+      const uploads = t.app.get(UploadService);
+      expect(await uploads.findOrphans(now)).toContain(path);
+
+      const productId = await productWithImage(path); // between the job's two steps
+      expect(await uploads.removeIfOrphan(path, now)).toBe(false);
+      expect(await inStorage(path)).toBe(true);
+      expect(await uploadRow(path)).not.toBeNull();
+      const product = await api().get(`/api/v1/products/${productId}`).auth(admin.token, { type: 'bearer' });
+      expect(product.body.data.image).toBe(path);
+      await api().get(`/api/v1/uploads/${path}`).expect(200);
+    });
+
+    it('refuses a product the file the job has just removed', async () => {
+      const path = await upload(await createAccount(t));
+      expect(await t.app.get(UploadService).removeIfOrphan(path, afterTtl())).toBe(true);
+      const created = await api()
+        .post('/api/v1/products')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Mug', price: 5, stock: 1, category_id: 1 })
+        .expect(201);
+      const res = await setImage(created.body.data.id, path).expect(400);
+      expect(res.body.data.errors).toEqual([
+        {
+          field: 'image',
+          rule: 'uploadedFile',
+          message: 'image must be the filename of a file uploaded through /upload',
+        },
+      ]);
+    });
+
+    it('waits for a product write holding the file and then keeps it (MySQL/MariaDB row locks)', async () => {
+      if (!onMysql()) return; // SQLite runs one transaction at a time: the interleaving cannot happen
+      const path = await upload(await createAccount(t));
+      const created = await api()
+        .post('/api/v1/products')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Mug', price: 5, stock: 1, category_id: 1 })
+        .expect(201);
+      // What a product write does: lock the upload's row, then set the image, in one transaction.
+      const writer = t.dataSource.createQueryRunner();
+      await writer.connect();
+      await writer.startTransaction();
+      await writer.query('SELECT path FROM uploads WHERE path = ? FOR UPDATE', [path]);
+      await writer.query('UPDATE products SET image = ? WHERE id = ?', [path, created.body.data.id]);
+      let settled = false;
+      const removal = t.app
+        .get(UploadService)
+        .removeIfOrphan(path, afterTtl())
+        .finally(() => (settled = true));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(settled).toBe(false); // waiting for the row
+      await writer.commitTransaction();
+      await writer.release();
+      expect(await removal).toBe(false);
+      expect(await inStorage(path)).toBe(true);
+      expect(await uploadRow(path)).not.toBeNull();
+    });
+
+    it('is safe when several instances run it at once: each orphan is removed exactly once', async () => {
+      await job().run(afterTtl()); // earlier tests' orphans
+      const owner = await createAccount(t);
+      const paths = [await upload(owner), await upload(owner), await upload(owner)];
+      const now = afterTtl();
+      const counts = await Promise.all([job().run(now), job().run(now), job().run(now)]);
+      expect(counts.reduce((a, b) => a + b, 0)).toBe(paths.length);
+      for (const path of paths) {
+        expect(await inStorage(path)).toBe(false);
+        expect(await uploadRow(path)).toBeNull();
+      }
+      expect(await job().run(now)).toBe(0);
+    });
+
+    it('never touches a file stored before uploads had rows, which products may still use', async () => {
+      const legacy = await storeWithoutRow();
+      await job().run(afterTtl());
+      expect(await inStorage(legacy)).toBe(true);
+      const productId = await productWithImage(legacy);
+      const product = await api().get(`/api/v1/products/${productId}`).auth(admin.token, { type: 'bearer' });
+      expect(product.body.data.image).toBe(legacy);
+    });
   });
 });

@@ -66,7 +66,16 @@ export interface AppConfig {
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
   };
-  upload: { dir: string; maxBytes: number; allowedTypes: string[] };
+  upload: {
+    dir: string;
+    maxBytes: number;
+    allowedTypes: string[];
+    /** Bytes one user may upload in any 24 hours (files deleted since no longer count). */
+    quotaBytes: number;
+    /** A file no product uses is removed this long after it was uploaded. */
+    orphanTtlSeconds: number;
+    orphanIntervalSeconds: number;
+  };
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
@@ -274,6 +283,15 @@ export class EnvironmentVariables {
   })
   UPLOAD_ALLOWED_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf'];
 
+  @IntegerVariable(1)
+  UPLOAD_QUOTA_BYTES = 104_857_600;
+
+  @DurationVariable()
+  UPLOAD_ORPHAN_TTL = 86400;
+
+  @DurationVariable()
+  UPLOAD_ORPHAN_INTERVAL = 3600;
+
   @IsOptional()
   @Matches(/^rediss?:\/\/[^/]+/, {
     message: '$property must be redis://host:port or rediss://host:port (got "$value")',
@@ -398,6 +416,9 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       dir: resolve(variables.UPLOAD_DIR),
       maxBytes: variables.UPLOAD_MAX_BYTES,
       allowedTypes: variables.UPLOAD_ALLOWED_TYPES,
+      quotaBytes: variables.UPLOAD_QUOTA_BYTES,
+      orphanTtlSeconds: variables.UPLOAD_ORPHAN_TTL,
+      orphanIntervalSeconds: variables.UPLOAD_ORPHAN_INTERVAL,
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,

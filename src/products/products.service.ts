@@ -131,13 +131,6 @@ export class ProductsService {
   }
 
   async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
-    if (dto.image !== undefined && dto.image !== '' && !(await this.uploads.isStoredFile(dto.image))) {
-      throw fieldError(
-        'image',
-        'uploadedFile',
-        'image must be the filename of a file uploaded through /upload',
-      );
-    }
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
@@ -148,10 +141,21 @@ export class ProductsService {
       isActive: dto.is_active,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    const result = await this.products.update(
-      { id, deletedAt: IsNull() },
-      { ...defined, updatedAt: new Date() },
-    );
+    // One transaction with the check of the image, so that the file cannot be removed in between.
+    const result = await this.transactions.run(async (manager) => {
+      if (
+        dto.image !== undefined &&
+        dto.image !== '' &&
+        !(await this.uploads.holdForProduct(manager, dto.image))
+      ) {
+        throw fieldError(
+          'image',
+          'uploadedFile',
+          'image must be the filename of a file uploaded through /upload',
+        );
+      }
+      return manager.update(Product, { id, deletedAt: IsNull() }, { ...defined, updatedAt: new Date() });
+    });
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
     return toProductResponse(await this.findOrFail(id, true));
   }

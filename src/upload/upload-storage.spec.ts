@@ -70,6 +70,17 @@ describe('LocalDiskStorage', () => {
     expect(filesUnder(root)).toEqual([]);
   });
 
+  it('deletes an object, and deleting a key without one is not an error', async () => {
+    const pending = await storage.create(KEY);
+    await write(pending.stream, Buffer.from('x'));
+    await pending.commit();
+    await storage.delete(KEY);
+    expect(await storage.exists(KEY)).toBe(false);
+    expect(filesUnder(root)).toEqual([]);
+    await expect(storage.delete(KEY)).resolves.toBeUndefined();
+    await expect(storage.delete(`../${KEY}`)).rejects.toThrow('outside the upload directory');
+  });
+
   it('never reaches outside the root or into the incoming folder', async () => {
     const outside = `${basename(root)}-outside.png`;
     writeFileSync(join(root, '..', outside), 'x');

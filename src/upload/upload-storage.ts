@@ -29,6 +29,8 @@ export abstract class UploadStorage {
   abstract exists(key: string): Promise<boolean>;
   /** The object's bytes, or null when there is none at that key. */
   abstract read(key: string): Promise<StoredObject | null>;
+  /** Removes the object; a key with no object is not an error. */
+  abstract delete(key: string): Promise<void>;
 }
 
 const isNotFound = (error: unknown) =>
@@ -106,6 +108,10 @@ export class LocalDiskStorage extends UploadStorage {
       return null;
     }
     return { size: info.size, stream: handle.createReadStream() };
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   /** Keys are checked by the caller; this only guarantees that none can leave the root. */

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -9,6 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { AuthUser, CurrentUser } from '../auth/auth-user.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
 import { UploadResultDto } from './dto/upload-result.dto.js';
@@ -30,7 +31,9 @@ export class UploadController {
       "At most UPLOAD_MAX_BYTES (5 MiB by default). The type is detected from the file's bytes and must be " +
       'in UPLOAD_ALLOWED_TYPES (by default image/jpeg, image/png, image/gif, image/webp, application/pdf); ' +
       'the declared type and name are not trusted. The file is stored under a random name and served at ' +
-      '`GET /api/v1/uploads/{filename}`; `filename` is the value for a product `image`.',
+      '`GET /api/v1/uploads/{filename}`; `filename` is the value for a product `image`. A user may upload ' +
+      'UPLOAD_QUOTA_BYTES (100 MiB by default) in any 24 hours; a file no product uses is removed ' +
+      'UPLOAD_ORPHAN_TTL (24 h by default) after its upload.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({
@@ -42,8 +45,8 @@ export class UploadController {
   })
   @ApiEnvelope(UploadResultDto, { description: 'The stored file' })
   @ApiErrors(400, 401, 429, { 400: { field: 'file', rule: 'empty', message: 'file must not be empty' } })
-  upload(@Req() request: Request): Promise<UploadResultDto> {
-    return this.uploads.receive(request);
+  upload(@Req() request: Request, @CurrentUser() user: AuthUser): Promise<UploadResultDto> {
+    return this.uploads.receive(request, user);
   }
 
   @Get('uploads/:year/:month/:name')
@@ -79,5 +82,37 @@ export class UploadController {
       'Cross-Origin-Resource-Policy': 'cross-origin',
     });
     return new StreamableFile(file.stream, { type: file.contentType, length: file.size });
+  }
+
+  @Delete('uploads/:year/:month/:name')
+  @ApiBearerAuth()
+  @ApiOperation({
+    summary: 'Delete an uploaded file (its owner or an admin)',
+    description:
+      'The path is the `filename` returned by POST /upload. Refused with 400 while a product has the file ' +
+      "as its image; 403 for another user's file (uploads are public, so this reveals nothing); 404 for a " +
+      'path that is not an upload, and for files stored before uploads had owners. The bytes it took no ' +
+      'longer count against the quota.',
+  })
+  @ApiParam({ name: 'year', example: '2026' })
+  @ApiParam({ name: 'month', example: '11' })
+  @ApiParam({ name: 'name', example: '3f9a1c0e5b7d4e2f8a6b1c9d0e7f3a2b.png' })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 429, {
+    400: {
+      field: 'filename',
+      rule: 'inUse',
+      message: 'the file is the image of product 12; give that product another image first',
+    },
+    403: 'Only the owner of an upload or an admin may delete it',
+    404: 'No uploaded file at this path',
+  })
+  remove(
+    @Param('year') year: string,
+    @Param('month') month: string,
+    @Param('name') name: string,
+    @CurrentUser() user: AuthUser,
+  ): Promise<void> {
+    return this.uploads.remove(`${year}/${month}/${name}`, user);
   }
 }

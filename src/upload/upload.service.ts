@@ -1,13 +1,21 @@
-import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { EntityManager, Repository } from 'typeorm';
+import type { AuthUser } from '../auth/auth-user.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { fieldError } from '../common/validation.js';
+import { forUpdate } from '../database/row-locks.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { User } from '../users/user.entity.js';
 import type { UploadResultDto } from './dto/upload-result.dto.js';
 import { detectFileType, mimeOfExtension, SNIFF_BYTES, type FileType } from './file-type.js';
+import { Upload } from './upload.entity.js';
+import { mayDelete, orphanCutoff, QUOTA_WINDOW_MS, uploadLimit } from './upload-rules.js';
 import { isStoredPathFormat, newStoredPath, sanitiseOriginalName } from './upload-names.js';
 import { PendingObject, UploadStorage } from './upload-storage.js';
 
@@ -31,22 +39,39 @@ export interface StoredFile {
 /** A refused upload: a field error on `file`, `rule` one of multipart, required, empty, maxBytes, fileType. */
 const bad = (rule: string, details: string) => fieldError(FILE_PART, rule, details);
 
+/** Orphaned uploads removed per run of the job at most; the next run takes the rest. */
+export const ORPHAN_BATCH = 500;
+
+/** True while no live product has this path as its image (soft-deleted products do not count). */
+const NOT_A_PRODUCT_IMAGE =
+  'NOT EXISTS (SELECT 1 FROM products p WHERE p.image = :path AND p.deleted_at IS NULL)';
+
 @Injectable()
 export class UploadService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly storage: UploadStorage,
+    @InjectRepository(Upload) private readonly uploads: Repository<Upload>,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   /**
    * Streams the request's single `file` part to storage while checking the limits and the type, and
    * makes it visible only when the whole form was valid. Any failure, including the client going away,
-   * removes what was written before the promise settles.
+   * removes what was written before the promise settles. The file counts against the owner's
+   * UPLOAD_QUOTA_BYTES: one that would pass it is cut off as soon as it does, and nothing is kept.
    */
-  async receive(request: IncomingMessage): Promise<UploadResultDto> {
+  async receive(request: IncomingMessage, owner: AuthUser): Promise<UploadResultDto> {
     const notMultipart = bad('multipart', 'Content-Type must be multipart/form-data with a boundary');
     // busboy would also parse a URL-encoded body.
     if (!/^multipart\/form-data\s*;/i.test(request.headers['content-type'] ?? '')) throw notMultipart;
+    const used = await this.usedQuota(this.uploads.manager, owner.id);
+    const { maxBytes, quotaBytes } = this.config.upload;
+    const limit = uploadLimit(maxBytes, quotaBytes, used);
+    if (limit === null) {
+      request.resume(); // drop the body, so that the answer reaches the client
+      throw this.quotaExceeded(used);
+    }
     let form: busboy.Busboy;
     try {
       form = busboy({
@@ -55,7 +80,7 @@ export class UploadService {
         preservePath: false,
         limits: {
           // One byte over the maximum marks a file as too large (busboy flags a file that reaches the limit).
-          fileSize: this.config.upload.maxBytes + 1,
+          fileSize: limit.bytes + 1,
           files: 1,
           // No text fields at all, so no field value is ever buffered.
           fields: 0,
@@ -102,7 +127,11 @@ export class UploadService {
         }
         // Emitted as the limit is crossed, so the answer does not wait for the rest of the upload.
         stream.once('limit', () =>
-          fail(bad('maxBytes', `${FILE_PART} must not be larger than ${this.config.upload.maxBytes} bytes`)),
+          fail(
+            limit.cutBy === 'quota'
+              ? this.quotaExceeded(used)
+              : bad('maxBytes', `${FILE_PART} must not be larger than ${maxBytes} bytes`),
+          ),
         );
         received = this.storeFile(stream, info.filename);
         received.catch(fail);
@@ -121,17 +150,7 @@ export class UploadService {
         }
         // The whole form was read and valid: from here only storage can fail.
         settled = true;
-        received
-          .then(async (file) => {
-            try {
-              await file.pending.commit();
-            } catch (error) {
-              await file.pending.discard();
-              throw error;
-            }
-            resolve(file.result);
-          })
-          .catch(reject);
+        received.then((file) => this.record(file, owner.id)).then(resolve, reject);
       });
       // Also reports a client that went away before this handler ran.
       finished(request, (error) => {
@@ -141,9 +160,167 @@ export class UploadService {
     });
   }
 
-  /** Whether `path` names a stored upload: the check for a product's `image`. */
-  async isStoredFile(path: string): Promise<boolean> {
-    return this.servableType(path) !== null && (await this.storage.exists(path));
+  /**
+   * Whether `path` names a stored upload, checked inside the transaction of a product write that makes it
+   * the product's image. Its row stays locked until that transaction ends, so a removal of the file (which
+   * locks the row first) either finished before, and the file is gone, or waits and then sees the product.
+   * A file stored before the uploads table has no row; it is never removed, so its presence is enough.
+   */
+  async holdForProduct(manager: EntityManager, path: string): Promise<boolean> {
+    if (this.servableType(path) === null) return false;
+    await this.lockRow(manager, path);
+    return this.storage.exists(path);
+  }
+
+  /**
+   * Deletes an upload for its owner or an admin: 404 without a row, 403 for anyone else, 400 while a product
+   * shows it. The object goes before the row's deletion commits, so no product can take a file half-deleted.
+   */
+  async remove(path: string, actor: AuthUser): Promise<void> {
+    if (this.servableType(path) === null) throw new NotFoundException('No uploaded file at this path');
+    await this.transactions.run(async (manager) => {
+      const upload = await this.lockRow(manager, path);
+      if (upload === null) throw new NotFoundException('No uploaded file at this path');
+      if (!mayDelete(upload.ownerId, actor)) {
+        throw new ForbiddenException('Only the owner of an upload or an admin may delete it');
+      }
+      if (!(await this.deleteRowIfUnused(manager, path))) {
+        const product = await manager
+          .createQueryBuilder()
+          .select('p.id', 'id')
+          .from('products', 'p')
+          .where('p.image = :path AND p.deleted_at IS NULL', { path })
+          .orderBy('p.id')
+          .getRawOne<{ id: number }>();
+        throw fieldError(
+          'filename',
+          'inUse',
+          `the file is the image of product ${product?.id}; give that product another image first`,
+        );
+      }
+      await this.storage.delete(path);
+    });
+  }
+
+  /** Uploads older than UPLOAD_ORPHAN_TTL that no product uses, oldest first (at most ORPHAN_BATCH). */
+  async findOrphans(now = new Date()): Promise<string[]> {
+    const rows = await this.uploads
+      .createQueryBuilder('upload')
+      .select('upload.path', 'path')
+      .where('upload.created_at <= :cutoff', {
+        cutoff: orphanCutoff(now, this.config.upload.orphanTtlSeconds),
+      })
+      .andWhere(NOT_A_PRODUCT_IMAGE.replaceAll(':path', 'upload.path'))
+      .orderBy('upload.created_at')
+      .limit(ORPHAN_BATCH)
+      .getRawMany<{ path: string }>();
+    return rows.map((row) => row.path);
+  }
+
+  /**
+   * Removes one upload found by `findOrphans` if it is still an orphan: its row is locked and deleted on that
+   * condition, then the object, in one transaction. Safe on several instances at once; false when it was
+   * kept (a product took it meanwhile) or is already gone.
+   */
+  async removeIfOrphan(path: string, now = new Date()): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      await this.lockRow(manager, path);
+      if (
+        !(await this.deleteRowIfUnused(manager, path, orphanCutoff(now, this.config.upload.orphanTtlSeconds)))
+      )
+        return false;
+      await this.storage.delete(path);
+      return true;
+    });
+  }
+
+  private lockRow(manager: EntityManager, path: string): Promise<Upload | null> {
+    return forUpdate(
+      manager.getRepository(Upload).createQueryBuilder('upload').where('upload.path = :path', { path }),
+    ).getOne();
+  }
+
+  /**
+   * Deletes the row only while no product uses the file (on MySQL the subquery is a locking read, so it sees
+   * a product write that committed while this statement waited for the row).
+   */
+  private async deleteRowIfUnused(
+    manager: EntityManager,
+    path: string,
+    createdBefore?: Date,
+  ): Promise<boolean> {
+    const query = manager
+      .createQueryBuilder()
+      .delete()
+      .from(Upload)
+      .where('path = :path', { path })
+      .andWhere(NOT_A_PRODUCT_IMAGE);
+    if (createdBefore !== undefined) query.andWhere('created_at <= :createdBefore', { createdBefore });
+    return (await query.execute()).affected === 1;
+  }
+
+  /** Bytes the owner uploaded in the last 24 hours and still has. */
+  private async usedQuota(manager: EntityManager, ownerId: number): Promise<number> {
+    const row = await manager
+      .getRepository(Upload)
+      .createQueryBuilder('upload')
+      .select('COALESCE(SUM(upload.size), 0)', 'used')
+      .where('upload.owner_id = :ownerId AND upload.created_at > :since', {
+        ownerId,
+        since: new Date(Date.now() - QUOTA_WINDOW_MS),
+      })
+      .getRawOne<{ used: number | string }>();
+    return Number(row?.used ?? 0);
+  }
+
+  private quotaExceeded(used: number): Error {
+    const { quotaBytes } = this.config.upload;
+    return bad(
+      'quota',
+      `${FILE_PART} would pass the upload quota of ${quotaBytes} bytes per 24 hours (UPLOAD_QUOTA_BYTES): ` +
+        `${used} bytes used, ${Math.max(quotaBytes - used, 0)} left`,
+    );
+  }
+
+  /**
+   * Makes a received file visible and writes its row in one transaction, after checking the quota again with
+   * the owner's row locked (concurrent uploads of one user are counted one after the other). On any failure
+   * the object is removed again: there is never an object without its row once this settles.
+   */
+  private async record(file: ReceivedFile, ownerId: number): Promise<UploadResultDto> {
+    const { pending, result } = file;
+    let committed = false;
+    try {
+      await this.transactions.run(async (manager) => {
+        await forUpdate(
+          manager
+            .getRepository(User)
+            .createQueryBuilder('user')
+            .select('user.id')
+            .where('user.id = :ownerId', {
+              ownerId,
+            }),
+        ).getOne();
+        const used = await this.usedQuota(manager, ownerId);
+        if (used + result.size > this.config.upload.quotaBytes) throw this.quotaExceeded(used);
+        // Once only: a retried transaction (after a deadlock) finds the object already in place.
+        if (!committed) {
+          await pending.commit();
+          committed = true;
+        }
+        await manager.insert(Upload, {
+          path: result.filename,
+          ownerId,
+          size: result.size,
+          contentType: result.content_type,
+          createdAt: new Date(),
+        });
+      });
+    } catch (error) {
+      await (committed ? this.storage.delete(result.filename) : pending.discard());
+      throw error;
+    }
+    return result;
   }
 
   /** A stored upload for serving; 404 for any path that is not one. */
