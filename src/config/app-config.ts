@@ -66,7 +66,9 @@ export interface AppConfig {
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
   };
-  upload: { dir: string; maxBytes: number; allowedTypes: string[] };
+  upload: { dir: string; maxBytes: number; allowedTypes: string[]; storage: 'local' | 's3' };
+  /** The bucket for uploads when `upload.storage` is `s3`; credentials come from the AWS SDK's own chain. */
+  s3: { bucket: string | null; endpoint: string | null; region: string; forcePathStyle: boolean };
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
@@ -274,6 +276,29 @@ export class EnvironmentVariables {
   })
   UPLOAD_ALLOWED_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'application/pdf'];
 
+  @OneOfVariable(['local', 's3'])
+  UPLOAD_STORAGE: 'local' | 's3' = 'local';
+
+  @ValidateIf((variables: EnvironmentVariables) => variables.UPLOAD_STORAGE === 's3')
+  @IsDefined({ message: '$property is required when UPLOAD_STORAGE=s3' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message:
+      '$property must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots or dashes (got "$value")',
+  })
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
+  S3_ENDPOINT?: string;
+
+  @Matches(/^[a-z0-9-]{1,32}$/, {
+    message: '$property must be a region name such as eu-west-1 (got "$value")',
+  })
+  S3_REGION = 'us-east-1';
+
+  @BooleanVariable()
+  S3_FORCE_PATH_STYLE = false;
+
   @IsOptional()
   @Matches(/^rediss?:\/\/[^/]+/, {
     message: '$property must be redis://host:port or rediss://host:port (got "$value")',
@@ -398,6 +423,13 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       dir: resolve(variables.UPLOAD_DIR),
       maxBytes: variables.UPLOAD_MAX_BYTES,
       allowedTypes: variables.UPLOAD_ALLOWED_TYPES,
+      storage: variables.UPLOAD_STORAGE,
+    },
+    s3: {
+      bucket: variables.S3_BUCKET ?? null,
+      endpoint: variables.S3_ENDPOINT ?? null,
+      region: variables.S3_REGION,
+      forcePathStyle: variables.S3_FORCE_PATH_STYLE,
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,

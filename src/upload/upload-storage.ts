@@ -21,14 +21,15 @@ export interface StoredObject {
 }
 
 /**
- * Where uploads live, addressed by their stored path (`YYYY/MM/<name>.<ext>`). The local disk is the
- * implementation here; an object store (multipart upload, complete or abort) fits the same contract.
+ * Where uploads live, addressed by their stored path (`YYYY/MM/<name>.<ext>`): the local disk here, or an
+ * S3-compatible bucket (s3-upload-storage.ts).
  */
 export abstract class UploadStorage {
   abstract create(key: string): Promise<PendingObject>;
   abstract exists(key: string): Promise<boolean>;
   /** The object's bytes, or null when there is none at that key. */
   abstract read(key: string): Promise<StoredObject | null>;
+  abstract delete(key: string): Promise<void>;
 }
 
 const isNotFound = (error: unknown) =>
@@ -106,6 +107,10 @@ export class LocalDiskStorage extends UploadStorage {
       return null;
     }
     return { size: info.size, stream: handle.createReadStream() };
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
   }
 
   /** Keys are checked by the caller; this only guarantees that none can leave the root. */

@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { UploadController } from './upload.controller.js';
 import { UploadService } from './upload.service.js';
+import { S3UploadStorage } from './s3-upload-storage.js';
 import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
 
 /** Exports UploadService, whose `isStoredFile(path)` tells other modules whether a path is a stored upload. */
@@ -14,7 +15,10 @@ import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
       provide: UploadStorage,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
-        const storage = new LocalDiskStorage(config.upload.dir);
+        const storage =
+          config.upload.storage === 's3'
+            ? new S3UploadStorage({ ...config.s3, bucket: config.s3.bucket as string })
+            : new LocalDiskStorage(config.upload.dir);
         await storage.prepare();
         return storage;
       },
