@@ -5,13 +5,7 @@ import { basename, join } from 'node:path';
 import request from 'supertest';
 import { UploadService } from '../src/upload/upload.service.js';
 import { createAccount, type Account } from './support/accounts.js';
-import {
-  multipartBody,
-  MULTIPART_TYPE,
-  partHead,
-  sampleFile,
-  type FormPart,
-} from './support/multipart.js';
+import { multipartBody, MULTIPART_TYPE, partHead, sampleFile, type FormPart } from './support/multipart.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
 const MAX_BYTES = 64 * 1024;
