@@ -36,19 +36,14 @@ export class S3UploadStorage extends UploadStorage {
   private readonly client: S3Client;
   private readonly bucket: string;
 
-  constructor(
-    private readonly settings: S3Settings,
-    client?: S3Client,
-  ) {
+  constructor(private readonly settings: S3Settings) {
     super();
     this.bucket = settings.bucket;
-    this.client =
-      client ??
-      new S3Client({
-        region: settings.region,
-        endpoint: settings.endpoint ?? undefined,
-        forcePathStyle: settings.forcePathStyle,
-      });
+    this.client = new S3Client({
+      region: settings.region,
+      endpoint: settings.endpoint ?? undefined,
+      forcePathStyle: settings.forcePathStyle,
+    });
   }
 
   /** Fails (naming S3_BUCKET) when the bucket cannot be reached with the credentials found. */
@@ -63,7 +58,7 @@ export class S3UploadStorage extends UploadStorage {
     }
   }
 
-  create(key: string): Promise<PendingObject> {
+  async create(key: string): Promise<PendingObject> {
     const body = new PassThrough();
     const upload = new Upload({
       client: this.client,
@@ -82,9 +77,6 @@ export class S3UploadStorage extends UploadStorage {
         if (body.write(chunk)) callback();
         else body.once('drain', () => callback());
       },
-      final(callback) {
-        callback();
-      },
     });
     // Settles once all bytes were written, with the error if the stream failed or was destroyed first.
     const written = finished(stream).then(
@@ -97,7 +89,7 @@ export class S3UploadStorage extends UploadStorage {
     void uploaded.then((error) => {
       if (error) stream.destroy(error);
     });
-    return Promise.resolve({
+    return {
       stream,
       async commit() {
         const failed = await written;
@@ -111,7 +103,7 @@ export class S3UploadStorage extends UploadStorage {
         body.destroy(new Error('upload discarded'));
         await uploaded;
       },
-    });
+    };
   }
 
   async exists(key: string): Promise<boolean> {
