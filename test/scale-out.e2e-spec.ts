@@ -8,6 +8,8 @@ import { createProduct } from './support/products.js';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { buildDataSourceOptions } from '../src/database/data-source-options.js';
+import { sampleFile } from './support/multipart.js';
+import { startS3Server, type S3TestServer } from './support/s3-server.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket, type Frame } from './support/ws-client.js';
 
@@ -17,14 +19,15 @@ const THROTTLE_LIMIT = 200;
 
 /**
  * Two processes of the built service (`node dist/src/main.js`) on different ports, sharing one
- * database and one Redis, as behind a load balancer.
+ * database, one Redis and one S3-compatible bucket for uploads, as behind a load balancer.
  */
-describe('scale-out: two instances sharing one database and one Redis', () => {
+describe('scale-out: two instances sharing one database, one Redis and one bucket', () => {
   let a: AppProcess;
   let b: AppProcess;
   let dropDatabase: () => Promise<void>;
   let databaseUrl: string;
   let redis: Redis;
+  let s3: S3TestServer;
   let alice: Account;
   let bob: Account;
   const prefix = `test:${randomBytes(6).toString('hex')}:`;
@@ -47,8 +50,10 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     const database = await createTestDatabase();
     dropDatabase = database.drop;
     databaseUrl = database.url;
+    s3 = await startS3Server();
     const env = {
       ...ADMIN_ENV,
+      ...s3.env,
       DATABASE_URL: database.url,
       JWT_SECRET: 'scale-out-secret-shared-by-both-instances',
       REDIS_URL,
@@ -72,6 +77,7 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     await Promise.all(sockets.map((socket) => socket.close()));
     const exits = await Promise.all([a?.stop(), b?.stop()]);
     await dropDatabase?.();
+    await s3?.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
@@ -320,5 +326,33 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
     } finally {
       await db.destroy();
     }
+  });
+
+  it('serves a file uploaded through A from B, byte for byte, with the same headers', async () => {
+    const content = sampleFile('image/png', 300_000);
+    const upload = await request(a.url)
+      .post('/api/v1/upload')
+      .set('Authorization', `Bearer ${alice.token}`)
+      .attach('file', content, { filename: 'shared.png', contentType: 'image/png' })
+      .expect(200);
+    const { filename } = upload.body.data;
+    expect(s3.objectKeys()).toContain(filename);
+
+    const fromB = await request(b.url)
+      .get(`/api/v1/uploads/${filename}`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
+    expect((fromB.body as Buffer).equals(content)).toBe(true);
+    expect(fromB.headers).toMatchObject({
+      'content-type': 'image/png',
+      'content-length': String(content.length),
+      'cache-control': 'public, max-age=31536000, immutable',
+      'x-content-type-options': 'nosniff',
+    });
   });
 });

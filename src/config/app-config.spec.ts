@@ -103,6 +103,34 @@ describe('loadConfig', () => {
     expect(config.jwt).toEqual({ secret: 'x'.repeat(32), generated: false, expiresInSeconds: 900 });
   });
 
+  it('stores uploads on the local disk by default and in S3_BUCKET with UPLOAD_STORAGE=s3, which requires it', () => {
+    const defaults = loadConfig({});
+    expect(defaults.upload.storage).toBe('local');
+    expect(defaults.s3).toEqual({ bucket: null, endpoint: null, region: 'us-east-1', forcePathStyle: false });
+    expect(problemsOf({ UPLOAD_STORAGE: 's3' })).toContain('S3_BUCKET is required when UPLOAD_STORAGE=s3');
+    expect(problemsOf({ UPLOAD_STORAGE: 'nfs' })).toContain('UPLOAD_STORAGE must be one of local, s3');
+    expect(problemsOf({ UPLOAD_STORAGE: 's3', S3_BUCKET: 'Uploads_1' })).toContain(
+      'S3_BUCKET must be an S3 bucket name',
+    );
+    expect(problemsOf({ S3_ENDPOINT: 'minio:9000' })).toContain(
+      'S3_ENDPOINT must be an http:// or https:// URL',
+    );
+    const s3 = loadConfig({
+      UPLOAD_STORAGE: 's3',
+      S3_BUCKET: 'shop-uploads',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'eu-west-1',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(s3.upload.storage).toBe('s3');
+    expect(s3.s3).toEqual({
+      bucket: 'shop-uploads',
+      endpoint: 'http://minio:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+    });
+  });
+
   it('lists every bad variable at once', () => {
     const message = problemsOf({ PORT: '70000', THROTTLE_LIMIT: '0', LOG_LEVEL: 'loud' });
     expect(message).toContain('PORT');

@@ -70,12 +70,15 @@ export interface AppConfig {
     dir: string;
     maxBytes: number;
     allowedTypes: string[];
+    storage: 'local' | 's3';
     /** Bytes one user may upload in any 24 hours (files deleted since no longer count). */
     quotaBytes: number;
     /** A file no product uses is removed this long after it was uploaded. */
     orphanTtlSeconds: number;
     orphanIntervalSeconds: number;
   };
+  /** The bucket for uploads when `upload.storage` is `s3`; credentials come from the AWS SDK's own chain. */
+  s3: { bucket: string | null; endpoint: string | null; region: string; forcePathStyle: boolean };
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
@@ -292,6 +295,29 @@ export class EnvironmentVariables {
   @DurationVariable()
   UPLOAD_ORPHAN_INTERVAL = 3600;
 
+  @OneOfVariable(['local', 's3'])
+  UPLOAD_STORAGE: 'local' | 's3' = 'local';
+
+  @ValidateIf((variables: EnvironmentVariables) => variables.UPLOAD_STORAGE === 's3')
+  @IsDefined({ message: '$property is required when UPLOAD_STORAGE=s3' })
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, {
+    message:
+      '$property must be an S3 bucket name: 3 to 63 lower-case letters, digits, dots or dashes (got "$value")',
+  })
+  S3_BUCKET?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
+  S3_ENDPOINT?: string;
+
+  @Matches(/^[a-z0-9-]{1,32}$/, {
+    message: '$property must be a region name such as eu-west-1 (got "$value")',
+  })
+  S3_REGION = 'us-east-1';
+
+  @BooleanVariable()
+  S3_FORCE_PATH_STYLE = false;
+
   @IsOptional()
   @Matches(/^rediss?:\/\/[^/]+/, {
     message: '$property must be redis://host:port or rediss://host:port (got "$value")',
@@ -419,6 +445,13 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       quotaBytes: variables.UPLOAD_QUOTA_BYTES,
       orphanTtlSeconds: variables.UPLOAD_ORPHAN_TTL,
       orphanIntervalSeconds: variables.UPLOAD_ORPHAN_INTERVAL,
+      storage: variables.UPLOAD_STORAGE,
+    },
+    s3: {
+      bucket: variables.S3_BUCKET ?? null,
+      endpoint: variables.S3_ENDPOINT ?? null,
+      region: variables.S3_REGION,
+      forcePathStyle: variables.S3_FORCE_PATH_STYLE,
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,

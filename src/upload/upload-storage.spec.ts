@@ -104,6 +104,16 @@ describe('LocalDiskStorage', () => {
     expect(await storage.exists(`${KEY}/deeper.png`)).toBe(false);
   });
 
+  it('deletes a stored file, and deleting a missing one is not an error', async () => {
+    const pending = await storage.create(KEY);
+    await write(pending.stream, Buffer.from('x'));
+    await pending.commit();
+    await storage.delete(KEY);
+    await storage.delete(KEY);
+    expect(filesUnder(root)).toEqual([]);
+    expect(await storage.exists(KEY)).toBe(false);
+  });
+
   it('fails to prepare, naming UPLOAD_DIR, when the directory cannot be created', async () => {
     writeFileSync(join(root, 'a-file'), 'x');
     const blocked = new LocalDiskStorage(join(root, 'a-file', 'uploads'));

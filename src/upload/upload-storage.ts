@@ -21,8 +21,8 @@ export interface StoredObject {
 }
 
 /**
- * Where uploads live, addressed by their stored path (`YYYY/MM/<name>.<ext>`). The local disk is the
- * implementation here; an object store (multipart upload, complete or abort) fits the same contract.
+ * Where uploads live, addressed by their stored path (`YYYY/MM/<name>.<ext>`): the local disk here, or an
+ * S3-compatible bucket (s3-upload-storage.ts).
  */
 export abstract class UploadStorage {
   abstract create(key: string): Promise<PendingObject>;

@@ -6,6 +6,7 @@ import { OrphanUploadRemoval } from './orphan-upload-removal.js';
 import { UploadController } from './upload.controller.js';
 import { Upload } from './upload.entity.js';
 import { UploadService } from './upload.service.js';
+import { S3UploadStorage } from './s3-upload-storage.js';
 import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
 
 /** Exports UploadService, whose `holdForProduct()` tells a product write whether a path is a stored upload. */
@@ -19,7 +20,10 @@ import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
       provide: UploadStorage,
       inject: [APP_CONFIG],
       useFactory: async (config: AppConfig) => {
-        const storage = new LocalDiskStorage(config.upload.dir);
+        const storage =
+          config.upload.storage === 's3'
+            ? new S3UploadStorage({ ...config.s3, bucket: config.s3.bucket as string })
+            : new LocalDiskStorage(config.upload.dir);
         await storage.prepare();
         return storage;
       },

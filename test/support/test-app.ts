@@ -1,12 +1,14 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.js';
 import { AppConfig, Env, loadConfig, parseDatabaseUrl } from '../../src/config/app-config.js';
+import { filesUnder } from './multipart.js';
+import { startS3Server, type S3TestServer } from './s3-server.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -16,6 +18,11 @@ export interface TestApp {
   /** DATABASE_URL of its database, to boot another instance on it. */
   databaseUrl: string;
   dataSource: DataSource;
+  /** The S3-compatible server holding the uploads, when they are stored there. */
+  s3: S3TestServer | null;
+  /** The stored uploads' paths, sorted; on the local disk also the files in progress under `.incoming/`. */
+  storedUploads(): string[];
+  readUpload(path: string): Buffer;
   close(): Promise<void>;
 }
 
@@ -54,8 +61,14 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
 /**
  * Boots the real application on a fresh database and an ephemeral port. Given a DATABASE_URL, it boots
  * on that database instead (a second instance of the same service) and leaves it in place on close.
+ * With TEST_UPLOAD_STORAGE=s3 (and no UPLOAD_STORAGE in `env`) it stores uploads in a bucket of an
+ * S3-compatible server of its own (test/support/s3-server.ts), stopped on close.
  */
 export async function startTestApp(env: Env = {}): Promise<TestApp> {
+  const s3 =
+    process.env.TEST_UPLOAD_STORAGE === 's3' && env.UPLOAD_STORAGE === undefined
+      ? await startS3Server()
+      : null;
   const database =
     env.DATABASE_URL === undefined
       ? await createTestDatabase()
@@ -68,6 +81,7 @@ export async function startTestApp(env: Env = {}): Promise<TestApp> {
     JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
     UPLOAD_DIR: join(tmpdir(), `commerce-uploads-${randomBytes(4).toString('hex')}`),
     DATABASE_URL: database.url,
+    ...s3?.env,
     ...env,
   });
   const app = await createApp(config);
@@ -79,9 +93,14 @@ export async function startTestApp(env: Env = {}): Promise<TestApp> {
     url: `http://127.0.0.1:${address.port}`,
     databaseUrl: database.url,
     dataSource: app.get(DataSource),
+    s3,
+    storedUploads: () =>
+      s3 ? s3.objectKeys() : existsSync(config.upload.dir) ? filesUnder(config.upload.dir) : [],
+    readUpload: (path) => (s3 ? s3.readObject(path) : readFileSync(join(config.upload.dir, path))),
     async close() {
       await app.close();
       rmSync(config.upload.dir, { recursive: true, force: true });
+      await s3?.close();
       await database.drop();
     },
   };
