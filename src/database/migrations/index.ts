@@ -6,6 +6,7 @@ import { CreateSessions1763800300000 } from './1763800300000-create-sessions.js'
 import { AddCheckConstraints1763800400000 } from './1763800400000-add-check-constraints.js';
 import { MillisecondTimestamps1763800500000 } from './1763800500000-millisecond-timestamps.js';
 import { IndexOrdersForBackOffice1763800600000 } from './1763800600000-index-orders-for-back-office.js';
+import { IndexProductSearchAndSorts1763800700000 } from './1763800700000-index-product-search-and-sorts.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -16,4 +17,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   AddCheckConstraints1763800400000,
   MillisecondTimestamps1763800500000,
   IndexOrdersForBackOffice1763800600000,
+  IndexProductSearchAndSorts1763800700000,
 ];
