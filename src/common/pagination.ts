@@ -90,14 +90,21 @@ export function decodeCursor(
   if (
     typeof cursor !== 'object' ||
     cursor === null ||
+    typeof cursor.s !== 'string' ||
     !Number.isSafeInteger(cursor.i) ||
-    (cursor.i as number) < 1 ||
-    !isValue(cursor.v)
+    (cursor.i as number) < 1
   ) {
     throw fieldError('cursor', 'cursor', 'cursor must be a next_cursor returned by this list');
   }
   if (cursor.s !== sort) {
-    throw fieldError('cursor', 'cursorSort', `cursor belongs to sort=${String(cursor.s)}, not sort=${sort}`);
+    throw fieldError(
+      'cursor',
+      'cursorSort',
+      `cursor belongs to sort=${cursor.s.slice(0, 20)}, not sort=${sort}`,
+    );
+  }
+  if (!isValue(cursor.v)) {
+    throw fieldError('cursor', 'cursor', 'cursor must be a next_cursor returned by this list');
   }
   return { value: cursor.v as number | string | undefined, id: cursor.i as number };
 }

@@ -113,9 +113,8 @@ export class ProductListQuery {
       } else {
         const column = SORT_COLUMNS[field];
         keyset.push(`(${column} ${before} ? OR (${column} = ? AND p.id ${before} ?))`);
-        const value =
-          field === 'created_at' ? sqlDatetime(new Date(request.after.value as string)) : request.after.value;
-        params.push(value, value, request.after.id);
+        const { value, id } = request.after;
+        params.push(value, value, id);
       }
     }
     const order = relevance
@@ -132,18 +131,21 @@ export class ProductListQuery {
       [...scoreParams, ...params, request.limit + 1, request.offset],
     );
     const more = rows.length > request.limit;
-    const products = (more ? rows.slice(0, request.limit) : rows).map(toProduct);
-    const lastRow = products.at(-1);
-    if (!more || lastRow === undefined) return { products, last: null };
+    const page = more ? rows.slice(0, request.limit) : rows;
+    const last = page.at(-1);
+    if (!more || last === undefined) return { products: page.map(toProduct), last: null };
+    // created_at as the database's own text (SQLite keeps what was written, with or without milliseconds).
     const value =
       field === 'price'
-        ? Math.round(lastRow.price * 100)
+        ? last.price_cents
         : field === 'name'
-          ? lastRow.name
+          ? last.name
           : field === 'created_at'
-            ? lastRow.created_at
+            ? typeof last.created_at === 'string'
+              ? last.created_at
+              : sqlDatetime(last.created_at)
             : undefined;
-    return { products, last: { value, id: lastRow.id } };
+    return { products: page.map(toProduct), last: { value, id: last.id } };
   }
 
   async count(filter: ProductListFilter): Promise<number> {

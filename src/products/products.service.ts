@@ -21,7 +21,7 @@ import {
 import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
 
-/** What a cursor's sort value must be, per sort: none for id, cents for price, text, an ISO timestamp. */
+/** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
 const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
   id: (value): value is undefined => value === undefined,
   '-id': (value): value is undefined => value === undefined,
@@ -29,17 +29,13 @@ const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number 
   '-price': (value): value is number => Number.isSafeInteger(value),
   name: (value): value is string => typeof value === 'string' && value.length <= 200,
   '-name': (value): value is string => typeof value === 'string' && value.length <= 200,
-  created_at: isIsoTimestamp,
-  '-created_at': isIsoTimestamp,
+  created_at: isSqlTimestamp,
+  '-created_at': isSqlTimestamp,
   relevance: (value): value is undefined => false,
 };
 
-function isIsoTimestamp(value: unknown): value is string {
-  return (
-    typeof value === 'string' &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value) &&
-    !Number.isNaN(Date.parse(value))
-  );
+function isSqlTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(value);
 }
 
 /** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
