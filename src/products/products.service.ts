@@ -31,7 +31,7 @@ const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number 
   '-name': (value): value is string => typeof value === 'string' && value.length <= 200,
   created_at: isSqlTimestamp,
   '-created_at': isSqlTimestamp,
-  relevance: (value): value is undefined => false,
+  relevance: (_value): _value is undefined => false,
 };
 
 function isSqlTimestamp(value: unknown): value is string {
