@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CursorPosition } from '../common/pagination.js';
 import { sqlDatetime } from '../database/timestamps.js';
-import type { ProductResponseDto, ProductListSort } from './dto/product.dto.js';
+import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
+import { Product } from './product.entity.js';
 
 /** What a product list filters on; `search` is already split into words (searchWords). */
 export interface ProductListFilter {
@@ -60,19 +61,22 @@ function toDate(value: Date | string): Date {
   return value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`);
 }
 
+/** A row of the fixed SQL in the entity's terms, for the one mapping to the response. */
 function toProduct(row: ProductRow): ProductResponseDto {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    price: row.price_cents / 100,
-    stock: row.stock,
-    category_id: row.category_id,
-    image: row.image,
-    is_active: Boolean(row.is_active),
-    created_at: toDate(row.created_at).toISOString(),
-    updated_at: toDate(row.updated_at).toISOString(),
-  };
+  return toProductResponse(
+    Object.assign(new Product(), {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      priceCents: row.price_cents,
+      stock: row.stock,
+      categoryId: row.category_id,
+      image: row.image,
+      isActive: Boolean(row.is_active),
+      createdAt: toDate(row.created_at),
+      updatedAt: toDate(row.updated_at),
+    }),
+  );
 }
 
 /** The FROM, WHERE and relevance of a filter, in one dialect. */
