@@ -239,7 +239,7 @@ export function createHandlers(config, pool) {
 
   /** The service's search condition on MySQL (product-list.query.ts): MATCH for indexed words, REGEXP for short ones. */
   async function searchSql(search, where, params) {
-    const words = search.match(/[\p{L}\p{N}_]+/gu) ?? [];
+    const words = search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
     if (words.length === 0) {
       where.push('1 = 0');
       return { score: '0', scoreParams: [] };

@@ -51,9 +51,9 @@ interface ProductRow {
   updated_at: Date | string;
 }
 
-/** The words of a search: runs of letters, digits and `_`; everything else only separates them. */
+/** The words of a search: runs of letters (with their combining marks), digits and `_`; all else separates them. */
 export function searchWords(search: string): string[] {
-  return search.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
 }
 
 /** A DATETIME as mysql2 gives it (a Date) or as SQLite stores it (`2026-11-22 08:00:00.000`, UTC). */
