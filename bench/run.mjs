@@ -211,6 +211,11 @@ async function checkEquivalence(servers, token) {
   const probes = [
     { path: `/api/v1/products/${Math.floor(DATA_SET.products / 3)}`, headers: auth },
     { path: '/api/v1/products?page=7&page_size=20&category_id=13', headers: auth },
+    { path: '/api/v1/products?search=lamp&page_size=20', headers: auth },
+    { path: '/api/v1/products?search=smart%20lam&page=3&page_size=20', headers: auth },
+    { path: '/api/v1/products?search=eco%20k&page_size=20', headers: auth },
+    { path: '/api/v1/products?page=4000&page_size=20', headers: auth },
+    { path: '/api/v1/products?cursor=eyJzIjoiaWQiLCJpIjo3OTk4MH0&page_size=20', headers: auth },
     { path: '/api/v1/products/0', headers: auth },
     { path: '/api/v1/products/1' },
   ];
@@ -431,7 +436,9 @@ async function main() {
     DATABASE_MIGRATIONS_RUN: 'false',
   };
   let scenarios = allScenarios(tokens);
-  if (options.only !== null) scenarios = scenarios.filter((s) => options.only.includes(s.key));
+  if (options.only !== null) {
+    scenarios = scenarios.filter((s) => options.only.includes(s.key) || options.only.includes(s.group));
+  }
 
   if (options.profile !== null) {
     await runProfile(options, { scenarios: allScenarios(tokens), appEnv, sharedEnv, core });

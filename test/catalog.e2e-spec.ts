@@ -35,7 +35,13 @@ describe('anonymous catalogue with CATALOG_PUBLIC=true', () => {
   it('lists and reads active products without a token, exactly as a user sees them', async () => {
     const anonymous = await request(t.url).get('/api/v1/products').expect(200);
     expect(idsOf(anonymous)).toEqual(active);
-    expect(anonymous.body.meta).toEqual({ page: 1, page_size: 10, total: 2, total_page: 1 });
+    expect(anonymous.body.meta).toEqual({
+      page: 1,
+      page_size: 10,
+      total: 2,
+      total_page: 1,
+      next_cursor: null,
+    });
     const user = await createAccount(t);
     const asUser = await request(t.url)
       .get('/api/v1/products')

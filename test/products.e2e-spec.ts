@@ -349,11 +349,16 @@ describe('products', () => {
       expect(names(await list(''))).toEqual(['Alpha 100% cotton', 'Beta_shirt', 'Gamma', 'Delta']);
     });
 
-    it('searches name and description ignoring case, with % and _ literal', async () => {
-      expect(names(await list('search=SHIRT'))).toEqual(['Alpha 100% cotton', 'Beta_shirt']);
-      expect(names(await list(`search=${encodeURIComponent('0%')}`))).toEqual(['Alpha 100% cotton', 'Gamma']);
-      expect(names(await list('search=a_s'))).toEqual(['Beta_shirt']);
-      expect(names(await list('search=e_i'))).toEqual(['Delta']);
+    it('searches words of name and description ignoring case, the last word as a prefix, % and _ literal', async () => {
+      expect(names(await list('search=SHIRT&sort=id'))).toEqual(['Alpha 100% cotton']);
+      expect(names(await list('search=bet'))).toEqual(['Beta_shirt']);
+      expect(names(await list(`search=${encodeURIComponent('100%')}&sort=id`))).toEqual([
+        'Alpha 100% cotton',
+        'Gamma',
+      ]);
+      expect(names(await list(`search=${encodeURIComponent('0%')}`))).toEqual([]);
+      expect(names(await list('search=a_s'))).toEqual([]);
+      expect(names(await list('search=underscore_in'))).toEqual(['Delta']);
     });
 
     it('filters by price range and stock', async () => {
@@ -378,10 +383,10 @@ describe('products', () => {
     it('paginates with true meta, also past the last page', async () => {
       const second = await list('page=2&page_size=3');
       expect(names(second)).toEqual(['Delta']);
-      expect(second.meta).toEqual({ page: 2, page_size: 3, total: 4, total_page: 2 });
+      expect(second.meta).toEqual({ page: 2, page_size: 3, total: 4, total_page: 2, next_cursor: null });
       const past = await list('page=5&page_size=3');
       expect(past.data).toEqual([]);
-      expect(past.meta).toEqual({ page: 5, page_size: 3, total: 4, total_page: 2 });
+      expect(past.meta).toEqual({ page: 5, page_size: 3, total: 4, total_page: 2, next_cursor: null });
     });
 
     it.each([

@@ -235,42 +235,105 @@ export function createHandlers(config, pool) {
     return { status: 200, body: envelope(200, toProduct(rows[0])) };
   }
 
-  /** page, page_size and category_id: the list parameters the benchmark uses. */
+  let minTokenSize;
+
+  /** The service's search condition on MySQL (product-list.query.ts): MATCH for indexed words, REGEXP for short ones. */
+  async function searchSql(search, where, params) {
+    const words = search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
+    if (words.length === 0) {
+      where.push('1 = 0');
+      return { score: '0', scoreParams: [] };
+    }
+    minTokenSize ??= pool
+      .query('SELECT @@innodb_ft_min_token_size AS size')
+      .then(([rows]) => Number(rows[0].size));
+    const min = await minTokenSize;
+    const terms = [];
+    words.forEach((word, i) => {
+      const last = i === words.length - 1;
+      if ([...word].length >= min) {
+        terms.push(`+${word}${last ? '*' : ''}`);
+      } else {
+        where.push(`CONCAT(p.name, ' ', p.description) REGEXP ?`);
+        params.push(`\\b${word}${last ? '' : '\\b'}`);
+      }
+    });
+    if (terms.length === 0) return { score: '0', scoreParams: [] };
+    const match = 'MATCH (p.name, p.description) AGAINST (? IN BOOLEAN MODE)';
+    where.unshift(match);
+    params.unshift(terms.join(' '));
+    return { score: match, scoreParams: [terms.join(' ')] };
+  }
+
+  /**
+   * page, page_size, category_id, search (relevance order) and cursor (id order): the list parameters the
+   * benchmark uses, with the service's SQL.
+   */
   async function listProducts(user, query) {
-    refuseUnknown(query, ['page', 'page_size', 'category_id']);
+    refuseUnknown(query, ['page', 'page_size', 'category_id', 'search', 'cursor']);
     const page = query.page === undefined ? 1 : queryInteger('page', query.page, 1, 1_000_000);
     const pageSize =
       query.page_size === undefined ? 10 : queryInteger('page_size', query.page_size, 1, INT_MAX);
     if (pageSize > config.pageSizeMax) {
       throw badRequest(`page_size must not be greater than ${config.pageSizeMax}`);
     }
-    const where = [];
-    const params = [];
-    if (user.role !== 'admin') {
-      where.push('is_active = ?');
-      params.push(true);
+    const searching = typeof query.search === 'string' && query.search.trim() !== '';
+    const sort = searching ? 'relevance' : 'id';
+    let after;
+    if (query.cursor !== undefined) {
+      if (searching) throw badRequest('cursor is not available with sort=relevance; use page');
+      let decoded;
+      try {
+        decoded = JSON.parse(Buffer.from(String(query.cursor), 'base64url').toString());
+      } catch {
+        decoded = null;
+      }
+      if (decoded?.s !== 'id' || !Number.isSafeInteger(decoded.i) || decoded.i < 1) {
+        throw badRequest('cursor must be a next_cursor returned by this list');
+      }
+      after = decoded.i;
     }
+    const where = ['p.deleted_at IS NULL'];
+    const params = [];
+    if (user.role !== 'admin') where.push('p.is_active = 1');
     if (query.category_id !== undefined) {
-      where.push('category_id = ?');
+      where.push('p.category_id = ?');
       params.push(queryInteger('category_id', query.category_id, 1, INT_MAX));
     }
-    where.push('deleted_at IS NULL');
+    const { score, scoreParams } = searching
+      ? await searchSql(query.search, where, params)
+      : { score: '0', scoreParams: [] };
     const filter = where.join(' AND ');
-    const offset = (page - 1) * pageSize;
+    const keyset = after === undefined ? '' : ' AND p.id > ?';
+    const offset = after === undefined ? (page - 1) * pageSize : 0;
+    const order = sort === 'relevance' ? 'score DESC, p.id ASC' : 'p.id ASC';
     // Deferred join, as the service: the page's ids from the index, then those rows only.
     const [rows] = await pool.query(
-      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'product.$1')} FROM products product INNER JOIN ` +
-        `(SELECT id FROM products WHERE ${filter} ORDER BY id ASC LIMIT ? OFFSET ?) page ON page.id = product.id ` +
-        'WHERE product.deleted_at IS NULL ORDER BY product.id ASC',
-      [...params, pageSize, offset],
+      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM products p INNER JOIN (` +
+        `SELECT p.id AS id, ${score} AS score FROM products p WHERE ${filter}${keyset} ` +
+        `ORDER BY ${order} LIMIT ? OFFSET ?) page ON page.id = p.id ` +
+        `ORDER BY ${sort === 'relevance' ? 'page.score DESC, p.id ASC' : order}`,
+      [...scoreParams, ...params, ...(after === undefined ? [] : [after]), pageSize + 1, offset],
     );
-    // The count is needed only when the page is full, or empty past the start (as the service decides).
+    const more = rows.length > pageSize;
+    if (more) rows.pop();
+    // The count only when it cannot be told from the page (as the service decides).
     let total = offset + rows.length;
-    if (rows.length === pageSize || (rows.length === 0 && offset > 0)) {
-      const [counted] = await pool.query(`SELECT COUNT(1) AS cnt FROM products WHERE ${filter}`, params);
-      total = Number(counted[0].cnt);
+    if (after !== undefined || more || (rows.length === 0 && offset > 0)) {
+      const [counted] = await pool.query(`SELECT COUNT(*) AS n FROM products p WHERE ${filter}`, params);
+      total = Number(counted[0].n);
     }
-    const meta = { page, page_size: pageSize, total, total_page: Math.ceil(total / pageSize) };
+    const nextCursor =
+      more && sort === 'id'
+        ? Buffer.from(JSON.stringify({ s: 'id', i: rows.at(-1).id })).toString('base64url')
+        : null;
+    const meta = {
+      page: after === undefined ? page : null,
+      page_size: pageSize,
+      total,
+      total_page: Math.ceil(total / pageSize),
+      next_cursor: nextCursor,
+    };
     return { status: 200, body: envelope(200, rows.map(toProduct), meta) };
   }
 

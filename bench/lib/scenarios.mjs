@@ -1,9 +1,13 @@
 // The load scenarios: what each request looks like. Every request picks its user, product, page or category at
 // random, so that caches see a realistic spread; the same generators drive the service and both baselines.
-import { BENCH_PASSWORD, DATA_SET, HOT_PRODUCT_ID } from './seed.mjs';
+import { BENCH_PASSWORD, DATA_SET, HOT_PRODUCT_ID, SEARCH_WORDS } from './seed.mjs';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const randomInt = (min, max) => min + Math.floor(Math.random() * (max - min + 1));
+const randomWord = () => SEARCH_WORDS[randomInt(0, SEARCH_WORDS.length - 1)];
+/** How deep the deep scenarios read: 5 000 pages of 20, or the last pages of a smaller data set. */
+const DEEP_PAGE = 5000;
+const deepPage = () => Math.min(DEEP_PAGE, Math.floor(DATA_SET.products / 20)) - randomInt(0, 9);
 
 /** Request builders over the seeded data; `tokens[i]` is a bearer token of user i + 1. */
 export function requestBuilders(tokens) {
@@ -20,6 +24,38 @@ export function requestBuilders(tokens) {
       const pages = Math.ceil(DATA_SET.products / DATA_SET.categories / 20);
       req.method = 'GET';
       req.path = `/api/v1/products?page=${randomInt(1, pages)}&page_size=20&category_id=${randomInt(1, DATA_SET.categories)}`;
+      req.headers = auth();
+      req.body = undefined;
+      return req;
+    },
+    /** Half one word, a quarter two words, a quarter the first 3-5 letters of a word (a prefix). */
+    search: (req) => {
+      const roll = Math.random();
+      const word = randomWord();
+      const text =
+        roll < 0.5 ? word : roll < 0.75 ? `${randomWord()} ${word}` : word.slice(0, randomInt(3, 5));
+      req.method = 'GET';
+      req.path = `/api/v1/products?search=${encodeURIComponent(text)}&page_size=20`;
+      req.headers = auth();
+      req.body = undefined;
+      return req;
+    },
+    deepPage: (req) => {
+      req.method = 'GET';
+      req.path = `/api/v1/products?page=${deepPage()}&page_size=20`;
+      req.headers = auth();
+      req.body = undefined;
+      return req;
+    },
+    /**
+     * The same pages by cursor. Every seeded product is active and ids have no gaps, so the page after id k is
+     * the one after row k; the cursor is written as the service writes it (base64url of its JSON).
+     */
+    deepCursor: (req) => {
+      const afterId = (deepPage() - 1) * 20;
+      const cursor = Buffer.from(JSON.stringify({ s: 'id', i: afterId })).toString('base64url');
+      req.method = 'GET';
+      req.path = `/api/v1/products?cursor=${cursor}&page_size=20`;
       req.headers = auth();
       req.body = undefined;
       return req;
@@ -75,7 +111,7 @@ function mixed(builders) {
 }
 
 /**
- * The six scenarios. `target` is the least acceptable ratio app / Express baseline (requests per second);
+ * The scenarios. `target` is the least acceptable ratio app / Express baseline (requests per second);
  * `hot` scenarios run a fixed number of requests against a product with a known stock and are checked for
  * exactness instead.
  */
@@ -89,6 +125,28 @@ export function scenarios(tokens) {
       target: 0.8,
       connections: 32,
       build: builders.list,
+    },
+    {
+      key: 'search',
+      title: 'GET /products?search (1-2 words or a prefix)',
+      target: 0.8,
+      connections: 32,
+      build: builders.search,
+    },
+    {
+      key: 'deep',
+      title: 'GET /products?page=5000&page_size=20',
+      target: 0.8,
+      connections: 32,
+      build: builders.deepPage,
+    },
+    {
+      key: 'cursor',
+      group: 'deep',
+      title: 'GET /products?cursor (page 5000)&page_size=20',
+      target: 0.8,
+      connections: 32,
+      build: builders.deepCursor,
     },
     { key: 'order', title: 'POST /orders (1-3 items)', target: 0.8, connections: 32, build: builders.order },
     {

@@ -39,6 +39,8 @@ const NOUNS = [
   'Blender',
   'Towel',
 ];
+/** The words of the seeded names and descriptions the search scenario looks for. */
+export const SEARCH_WORDS = [...ADJECTIVES, ...NOUNS].map((word) => word.toLowerCase());
 const STATES = [
   ['pending', 'pending'],
   ['paid', 'paid'],

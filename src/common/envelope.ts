@@ -1,10 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 
 export interface PageMeta {
-  page: number;
+  /** null on a page fetched by `cursor`. */
+  page: number | null;
   page_size: number;
   total: number;
   total_page: number;
+  /** Lists with keyset pagination: the `cursor` of the next page, null on the last one. */
+  next_cursor?: string | null;
 }
 
 export interface Envelope<T = unknown> {
@@ -21,10 +24,12 @@ export class Paginated<T> {
   constructor(
     readonly items: T[],
     total: number,
-    page: number,
+    page: number | null,
     pageSize: number,
+    nextCursor?: string | null,
   ) {
     this.meta = { page, page_size: pageSize, total, total_page: Math.ceil(total / pageSize) };
+    if (nextCursor !== undefined) this.meta.next_cursor = nextCursor;
   }
 }
 

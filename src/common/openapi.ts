@@ -1,5 +1,11 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { STATUS_CODES } from 'node:http';
 import type { FieldError } from './validation.js';
@@ -10,10 +16,28 @@ import type { FieldError } from './validation.js';
  */
 
 export class PageMetaDto {
-  @ApiProperty({ type: 'integer', minimum: 1, example: 1 }) page: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    nullable: true,
+    example: 1,
+    description: 'null on a page read by `cursor`',
+  })
+  page: number | null;
+
   @ApiProperty({ type: 'integer', minimum: 1, example: 10 }) page_size: number;
   @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, example: 42 }) total: number;
   @ApiProperty({ type: 'integer', minimum: 0, example: 5 }) total_page: number;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    example: 'eyJzIjoiaWQiLCJpIjoxMH0',
+    description:
+      'Lists with keyset pagination (products): pass as `cursor` for the next page; null on the last page ' +
+      '(and with sort=relevance)',
+  })
+  next_cursor?: string | null;
 }
 
 export class FieldErrorDto implements FieldError {

@@ -57,3 +57,54 @@ export const LIKE_ESCAPE = '!';
 export function containsPattern(term: string): string {
   return `%${term.replace(/[!%_]/g, (c) => LIKE_ESCAPE + c)}%`;
 }
+
+/** Where a keyset page starts: after the row with this sort value (absent for an id sort) and id. */
+export interface CursorPosition {
+  value?: number | string;
+  id: number;
+}
+
+/** An opaque cursor (base64url JSON) naming the sort it belongs to and the last row's sort value and id. */
+export function encodeCursor(sort: string, position: CursorPosition): string {
+  return Buffer.from(JSON.stringify({ s: sort, v: position.value, i: position.id })).toString('base64url');
+}
+
+/**
+ * The position in a `cursor` made by encodeCursor for `sort`; 400 naming `cursor` for anything else (garbage,
+ * another sort's cursor, a value of the wrong type per `isValue`).
+ */
+export function decodeCursor(
+  raw: string,
+  sort: string,
+  isValue: (value: unknown) => value is number | string | undefined,
+): CursorPosition {
+  let decoded: unknown;
+  try {
+    decoded = /^[A-Za-z0-9_-]{1,1024}$/.test(raw)
+      ? JSON.parse(Buffer.from(raw, 'base64url').toString())
+      : null;
+  } catch {
+    decoded = null;
+  }
+  const cursor = decoded as { s?: unknown; v?: unknown; i?: unknown } | null;
+  if (
+    typeof cursor !== 'object' ||
+    cursor === null ||
+    typeof cursor.s !== 'string' ||
+    !Number.isSafeInteger(cursor.i) ||
+    (cursor.i as number) < 1
+  ) {
+    throw fieldError('cursor', 'cursor', 'cursor must be a next_cursor returned by this list');
+  }
+  if (cursor.s !== sort) {
+    throw fieldError(
+      'cursor',
+      'cursorSort',
+      `cursor belongs to sort=${cursor.s.slice(0, 20)}, not sort=${sort}`,
+    );
+  }
+  if (!isValue(cursor.v)) {
+    throw fieldError('cursor', 'cursor', 'cursor must be a next_cursor returned by this list');
+  }
+  return { value: cursor.v as number | string | undefined, id: cursor.i as number };
+}

@@ -24,13 +24,17 @@ export class ProductsController {
   @ApiOperation({
     summary: 'List products',
     description:
-      'Users see active products only; admins see all and may filter by `is_active`. `search` matches name and ' +
-      'description. Default order: id ascending. With CATALOG_PUBLIC=true, callers without a token may read it ' +
-      'and see what a user sees.',
+      'Users see active products only; admins see all and may filter by `is_active`. `search` is full-text: ' +
+      'every word must match a word of the name or description, the last word as a prefix; then the default ' +
+      'order is relevance (ties by id), otherwise id ascending. `meta.next_cursor` passed back as `cursor` ' +
+      'gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token ' +
+      'may read it and see what a user sees.',
   })
   @ApiEnvelope(ProductResponseDto, { list: true })
   @ApiErrors(400, 401, 403, 429, {
-    ...{ 400: { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' } },
+    ...{
+      400: { field: 'cursor', rule: 'cursor', message: 'cursor must be a next_cursor returned by this list' },
+    },
     403: 'Only an admin may filter by is_active',
   })
   list(

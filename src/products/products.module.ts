@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { UploadModule } from '../upload/upload.module.js';
 import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
+import { ProductListQuery } from './product-list.query.js';
 import { ProductsService } from './products.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Product]), UploadModule],
   controllers: [ProductsController],
-  providers: [ProductsService],
+  providers: [ProductsService, ProductListQuery],
   exports: [ProductsService],
 })
 export class ProductsModule {}

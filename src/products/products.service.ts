@@ -1,9 +1,9 @@
 import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, ObjectLiteral, Repository, SelectQueryBuilder } from 'typeorm';
+import { EntityManager, In, IsNull, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
-import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
+import { decodeCursor, encodeCursor, pageWindow } from '../common/pagination.js';
 import { fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -12,19 +12,31 @@ import { UploadService } from '../upload/upload.service.js';
 import {
   CreateProductDto,
   ProductListQueryDto,
+  ProductListSort,
   ProductResponseDto,
   toCents,
   toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
 import { Product } from './product.entity.js';
+import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
 
-const SORT_COLUMNS = {
-  id: 'id',
-  price: 'priceCents',
-  name: 'name',
-  created_at: 'createdAt',
-} as const;
+/** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
+const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
+  id: (value): value is undefined => value === undefined,
+  '-id': (value): value is undefined => value === undefined,
+  price: (value): value is number => Number.isSafeInteger(value),
+  '-price': (value): value is number => Number.isSafeInteger(value),
+  name: (value): value is string => typeof value === 'string' && value.length <= 200,
+  '-name': (value): value is string => typeof value === 'string' && value.length <= 200,
+  created_at: isSqlTimestamp,
+  '-created_at': isSqlTimestamp,
+  relevance: (_value): _value is undefined => false,
+};
+
+function isSqlTimestamp(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(value);
+}
 
 /** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
 export class InsufficientStockException extends ValidationFailedException {
@@ -52,6 +64,7 @@ export class ProductsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly uploads: UploadService,
+    private readonly listQuery: ProductListQuery,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -80,50 +93,34 @@ export class ProductsService {
     if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
       throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
     }
-
-    const qb = this.products.createQueryBuilder('p');
-    const activeFilter = isAdmin ? query.is_active : true;
-    if (activeFilter !== undefined) qb.andWhere('p.isActive = :active', { active: activeFilter });
-    if (query.category_id !== undefined)
-      qb.andWhere('p.categoryId = :category', { category: query.category_id });
-    if (query.min_price !== undefined) qb.andWhere('p.priceCents >= :min', { min: toCents(query.min_price) });
-    if (query.max_price !== undefined) qb.andWhere('p.priceCents <= :max', { max: toCents(query.max_price) });
-    if (query.in_stock !== undefined) qb.andWhere(query.in_stock ? 'p.stock > 0' : 'p.stock = 0');
-    if (query.search !== undefined && query.search !== '') {
-      qb.andWhere(
-        `(p.name LIKE :pattern ESCAPE '${LIKE_ESCAPE}' OR p.description LIKE :pattern ESCAPE '${LIKE_ESCAPE}')`,
-        {
-          pattern: containsPattern(query.search),
-        },
-      );
+    const searching = query.search !== undefined && query.search.trim() !== '';
+    const sort = query.sort ?? (searching ? 'relevance' : 'id');
+    if (sort === 'relevance' && !searching) {
+      throw fieldError('sort', 'relevanceNeedsSearch', 'sort=relevance needs a search');
     }
+    if (query.cursor !== undefined && sort === 'relevance') {
+      throw fieldError('cursor', 'cursorSort', 'cursor is not available with sort=relevance; use page');
+    }
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, CURSOR_VALUE[sort]);
 
-    const sort = query.sort ?? 'id';
-    const descending = sort.startsWith('-');
-    const field = (descending ? sort.slice(1) : sort) as keyof typeof SORT_COLUMNS;
-    const direction = descending ? 'DESC' : 'ASC';
-    const ordered = <T extends ObjectLiteral>(builder: SelectQueryBuilder<T>, alias: string) => {
-      builder.orderBy(`${alias}.${SORT_COLUMNS[field]}`, direction);
-      if (field !== 'id') builder.addOrderBy(`${alias}.id`, direction);
-      return builder;
+    const filter: ProductListFilter = {
+      active: isAdmin ? query.is_active : true,
+      categoryId: query.category_id,
+      minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
+      maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
+      inStock: query.in_stock,
+      searchWords: searching ? searchWords(query.search as string) : undefined,
     };
-
-    // Deferred join: the page's ids are found (and the offset skipped) in the index alone, then only those
-    // rows are read. Selecting whole rows with OFFSET would read every skipped row (docs/benchmarks.md).
-    const pageIds = ordered(qb.clone().select('p.id', 'id'), 'p').offset(skip).limit(pageSize);
-    const products = await ordered(
-      this.products
-        .createQueryBuilder('product')
-        .innerJoin(`(${pageIds.getQuery()})`, 'page', 'page.id = product.id')
-        .setParameters(pageIds.getParameters()),
-      'product',
-    ).getMany();
-    // The count is needed only when this page is full, or empty past the first page.
+    const offset = after === undefined ? skip : 0;
+    const { products, last } = await this.listQuery.page(filter, { sort, limit: pageSize, offset, after });
+    // The count is needed only when it cannot be told from the page: more follow, or a page past the end.
     const total =
-      products.length === pageSize || (products.length === 0 && skip > 0)
-        ? await qb.getCount()
-        : skip + products.length;
-    return new Paginated(products.map(toProductResponse), total, page, pageSize);
+      after !== undefined || last !== null || (products.length === 0 && offset > 0)
+        ? await this.listQuery.count(filter)
+        : offset + products.length;
+    const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
+    return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
   }
 
   async get(id: number, actor: AuthUser | undefined): Promise<ProductResponseDto> {

@@ -19,7 +19,8 @@ export class UsersController {
   @Roles('admin')
   @ApiOperation({
     summary: 'List users (admin)',
-    description: 'Ordered by id. `search` matches username, email, first and last name.',
+    description:
+      'Ordered by id. `search` is a case-insensitive substring of username, email, first or last name.',
   })
   @ApiEnvelope(UserResponseDto, { list: true, description: 'Users without phone and address' })
   @ApiErrors(400, 401, 403, 429, {

@@ -7,6 +7,7 @@ import { AddCheckConstraints1763800400000 } from './1763800400000-add-check-cons
 import { MillisecondTimestamps1763800500000 } from './1763800500000-millisecond-timestamps.js';
 import { IndexOrdersForBackOffice1763800600000 } from './1763800600000-index-orders-for-back-office.js';
 import { CreateUploads1763800700000 } from './1763800700000-create-uploads.js';
+import { IndexProductSearchAndSorts1763800800000 } from './1763800800000-index-product-search-and-sorts.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -18,4 +19,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   MillisecondTimestamps1763800500000,
   IndexOrdersForBackOffice1763800600000,
   CreateUploads1763800700000,
+  IndexProductSearchAndSorts1763800800000,
 ];

@@ -95,6 +95,9 @@ export const PRODUCT_SORTS = [
   '-created_at',
 ] as const;
 export type ProductSort = (typeof PRODUCT_SORTS)[number];
+/** The list's orders: the sorts, and relevance to a search (best first, ties by id). */
+export const PRODUCT_LIST_SORTS = [...PRODUCT_SORTS, 'relevance'] as const;
+export type ProductListSort = (typeof PRODUCT_LIST_SORTS)[number];
 
 /** A decimal query value with at most 2 places; anything else stays a string and fails @IsMoney. */
 const ToMoney = () =>
@@ -103,6 +106,16 @@ const ToMoney = () =>
   );
 
 export class ProductListQueryDto extends SearchPageQueryDto {
+  // The rules are SearchPageQueryDto's; only the description differs (full-text words, not a substring).
+  @ApiPropertyOptional({
+    maxLength: 100,
+    description:
+      'Full-text: every word (letters, digits, _) must match a word of the name or description, the last word as ' +
+      'a prefix; case and accents are ignored; other characters only separate words (never operators, never ' +
+      'wildcards). A search with no word matches nothing; an empty one is no filter.',
+  })
+  search?: string;
+
   @ApiPropertyOptional({ type: 'integer', minimum: 1 })
   @Optional()
   @ToInteger()
@@ -138,13 +151,25 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   is_active?: boolean;
 
   @ApiPropertyOptional({
-    enum: PRODUCT_SORTS,
-    default: 'id',
-    description: 'Field to order by; a leading - sorts descending. Ties are broken by id.',
+    enum: PRODUCT_LIST_SORTS,
+    description:
+      'Field to order by; a leading - sorts descending. Ties are broken by id (in the same direction). ' +
+      '`relevance` (only with `search`, and its default; otherwise `id` is): best match first, ties by id ascending.',
   })
   @Optional()
-  @IsIn(PRODUCT_SORTS)
-  sort?: ProductSort;
+  @IsIn(PRODUCT_LIST_SORTS)
+  sort?: ProductListSort;
+
+  @ApiPropertyOptional({
+    maxLength: 1024,
+    description:
+      'Keyset pagination: the `meta.next_cursor` of the previous page (same sort and filters); the page after ' +
+      'it, read in constant time however deep. `page` is then ignored. Not available with sort=relevance.',
+  })
+  @Optional()
+  @IsString()
+  @CodePointLength(1, 1024)
+  cursor?: string;
 }
 
 export class ProductResponseDto {

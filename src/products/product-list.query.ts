@@ -1,0 +1,239 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { CursorPosition } from '../common/pagination.js';
+import { sqlDatetime } from '../database/timestamps.js';
+import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
+import { Product } from './product.entity.js';
+
+/** What a product list filters on; `search` is already split into words (searchWords). */
+export interface ProductListFilter {
+  active?: boolean;
+  categoryId?: number;
+  minCents?: number;
+  maxCents?: number;
+  inStock?: boolean;
+  searchWords?: string[];
+}
+
+export interface ProductPageRequest {
+  sort: ProductListSort;
+  limit: number;
+  offset: number;
+  after?: CursorPosition;
+}
+
+export interface ProductPage {
+  products: ProductResponseDto[];
+  /** The position of the last product when more follow it. */
+  last: CursorPosition | null;
+}
+
+const SORT_COLUMNS: Record<string, string> = {
+  id: 'p.id',
+  price: 'p.price_cents',
+  name: 'p.name',
+  created_at: 'p.created_at',
+};
+const COLUMNS =
+  'p.id, p.name, p.description, p.price_cents, p.stock, p.category_id, p.image, p.is_active, p.created_at, p.updated_at';
+
+interface ProductRow {
+  id: number;
+  name: string;
+  description: string;
+  price_cents: number;
+  stock: number;
+  category_id: number;
+  image: string;
+  is_active: number | boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The words of a search: runs of letters (with their combining marks), digits and `_`; all else separates them. */
+export function searchWords(search: string): string[] {
+  return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
+}
+
+/** A DATETIME as mysql2 gives it (a Date) or as SQLite stores it (`2026-11-22 08:00:00.000`, UTC). */
+function toDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`);
+}
+
+/** A row of the fixed SQL in the entity's terms, for the one mapping to the response. */
+function toProduct(row: ProductRow): ProductResponseDto {
+  return toProductResponse(
+    Object.assign(new Product(), {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      priceCents: row.price_cents,
+      stock: row.stock,
+      categoryId: row.category_id,
+      image: row.image,
+      isActive: Boolean(row.is_active),
+      createdAt: toDate(row.created_at),
+      updatedAt: toDate(row.updated_at),
+    }),
+  );
+}
+
+/** The FROM, WHERE and relevance of a filter, in one dialect. */
+interface FilterSql {
+  from: string;
+  where: string[];
+  params: unknown[];
+  score: string;
+  scoreParams: unknown[];
+}
+
+/**
+ * The product list page and its count as fixed SQL per dialect (the hottest list of the service), mapped by
+ * hand to the response. The page's ids are found in an index first (with the offset or after the cursor), then
+ * only those rows are read: a deferred join (docs/benchmarks.md, "Queries and indexes").
+ */
+@Injectable()
+export class ProductListQuery {
+  private readonly mysql: boolean;
+  private minTokenSize: Promise<number> | undefined;
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.mysql = dataSource.options.type === 'mysql';
+  }
+
+  async page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage> {
+    const { from, where, params, score, scoreParams } = await this.filterSql(filter);
+    const relevance = request.sort === 'relevance';
+    const descending = relevance || request.sort.startsWith('-');
+    const field = relevance ? 'relevance' : request.sort.replace(/^-/, '');
+    const direction = descending ? 'DESC' : 'ASC';
+    const keyset: string[] = [];
+    if (request.after !== undefined) {
+      const before = descending ? '<' : '>';
+      if (field === 'id') {
+        keyset.push(`p.id ${before} ?`);
+        params.push(request.after.id);
+      } else {
+        const column = SORT_COLUMNS[field];
+        keyset.push(`(${column} ${before} ? OR (${column} = ? AND p.id ${before} ?))`);
+        const { value, id } = request.after;
+        params.push(value, value, id);
+      }
+    }
+    const order = relevance
+      ? 'score DESC, p.id ASC'
+      : field === 'id'
+        ? `p.id ${direction}`
+        : `${SORT_COLUMNS[field]} ${direction}, p.id ${direction}`;
+    const outerOrder = relevance ? 'page.score DESC, p.id ASC' : order;
+    const rows: Array<ProductRow & { score?: number }> = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM products p INNER JOIN (` +
+        `SELECT p.id AS id, ${score} AS score FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
+        `ORDER BY ${order} LIMIT ? OFFSET ?` +
+        `) page ON page.id = p.id ORDER BY ${outerOrder}`,
+      [...scoreParams, ...params, request.limit + 1, request.offset],
+    );
+    const more = rows.length > request.limit;
+    const page = more ? rows.slice(0, request.limit) : rows;
+    const last = page.at(-1);
+    if (!more || last === undefined) return { products: page.map(toProduct), last: null };
+    // created_at as the database's own text (SQLite keeps what was written, with or without milliseconds).
+    const value =
+      field === 'price'
+        ? last.price_cents
+        : field === 'name'
+          ? last.name
+          : field === 'created_at'
+            ? typeof last.created_at === 'string'
+              ? last.created_at
+              : sqlDatetime(last.created_at)
+            : undefined;
+    return { products: page.map(toProduct), last: { value, id: last.id } };
+  }
+
+  async count(filter: ProductListFilter): Promise<number> {
+    const { from, where, params } = await this.filterSql(filter);
+    const rows: Array<{ n: number | string }> = await this.dataSource.query(
+      `SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
+      params,
+    );
+    return Number(rows[0].n);
+  }
+
+  private async filterSql(filter: ProductListFilter): Promise<FilterSql> {
+    const sql: FilterSql = {
+      from: 'products p',
+      where: ['p.deleted_at IS NULL'],
+      params: [],
+      score: '0',
+      scoreParams: [],
+    };
+    // Literal 1/0: both databases store the flag so, and the list indexes start with is_active.
+    if (filter.active !== undefined) sql.where.push(`p.is_active = ${filter.active ? 1 : 0}`);
+    if (filter.categoryId !== undefined) {
+      sql.where.push('p.category_id = ?');
+      sql.params.push(filter.categoryId);
+    }
+    if (filter.minCents !== undefined) {
+      sql.where.push('p.price_cents >= ?');
+      sql.params.push(filter.minCents);
+    }
+    if (filter.maxCents !== undefined) {
+      sql.where.push('p.price_cents <= ?');
+      sql.params.push(filter.maxCents);
+    }
+    if (filter.inStock !== undefined) sql.where.push(filter.inStock ? 'p.stock > 0' : 'p.stock = 0');
+    if (filter.searchWords !== undefined) {
+      if (filter.searchWords.length === 0) sql.where.push('1 = 0');
+      else if (this.mysql) await this.mysqlSearch(sql, filter.searchWords);
+      else this.sqliteSearch(sql, filter.searchWords);
+    }
+    return sql;
+  }
+
+  /**
+   * FTS5: every word as a quoted string (so nothing in it is an operator), the last one as a prefix; the
+   * relevance is BM25 (lower is better in SQLite, so negated).
+   */
+  private sqliteSearch(sql: FilterSql, words: string[]): void {
+    sql.from = 'products p INNER JOIN products_fts ON products_fts.rowid = p.id';
+    sql.where.push('products_fts MATCH ?');
+    sql.params.push(words.map((word, i) => `"${word}"${i === words.length - 1 ? '*' : ''}`).join(' '));
+    sql.score = '-bm25(products_fts)';
+  }
+
+  /**
+   * InnoDB FULLTEXT in boolean mode: `+word` for every word (the last `+word*`). Words have no operator
+   * characters (searchWords). InnoDB does not index words shorter than innodb_ft_min_token_size (3 by default),
+   * so those are matched as whole words (the last as a word prefix) with REGEXP, on the rows the indexed words
+   * found; a search made only of such words reads every visible row.
+   */
+  private async mysqlSearch(sql: FilterSql, words: string[]): Promise<void> {
+    const minTokenSize = await this.mysqlMinTokenSize();
+    const terms: string[] = [];
+    words.forEach((word, i) => {
+      const last = i === words.length - 1;
+      if ([...word].length >= minTokenSize) {
+        terms.push(`+${word}${last ? '*' : ''}`);
+      } else {
+        sql.where.push(`CONCAT(p.name, ' ', p.description) REGEXP ?`);
+        sql.params.push(`\\b${word}${last ? '' : '\\b'}`);
+      }
+    });
+    if (terms.length === 0) return;
+    const match = 'MATCH (p.name, p.description) AGAINST (? IN BOOLEAN MODE)';
+    // The MATCH in the select list is evaluated once with the one in WHERE, when both are written alike.
+    sql.where.unshift(match);
+    sql.params.unshift(terms.join(' '));
+    sql.score = match;
+    sql.scoreParams = [terms.join(' ')];
+  }
+
+  private mysqlMinTokenSize(): Promise<number> {
+    this.minTokenSize ??= this.dataSource
+      .query('SELECT @@innodb_ft_min_token_size AS size')
+      .then((rows: Array<{ size: number | string }>) => Number(rows[0].size));
+    return this.minTokenSize;
+  }
+}
