@@ -5,7 +5,7 @@
 //   npm run bench -- --quick       short run (under 3 minutes), prints the table, leaves the docs alone
 //   npm run bench -- --profile=read   the service alone under one scenario with --cpu-prof, then a summary
 //
-// Options: --reseed, --only=read,list, --rounds=N, --duration=S, --warmup=S, --jit-warmup=S, --no-build,
+// Options: --reseed, --products=N (catalogue size, 100 000 by default), --only=read,list, --rounds=N, --duration=S, --warmup=S, --jit-warmup=S, --no-build,
 // --write-report; for experiments --servers=app,express, --app-env=NAME=VALUE,... and --compare-dist=DIR.
 // Environment: BENCH_DATABASE_URL (mysql://commerce:commerce@127.0.0.1:3306/commerce_bench), BENCH_POOL_SIZE (10).
 import autocannon from 'autocannon';
@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { formatSummary, summariseProfile } from './profile.mjs';
 import { writeReport } from './lib/report.mjs';
 import { scenarios as allScenarios } from './lib/scenarios.mjs';
-import { BENCH_PASSWORD, DATA_SET, HOT_PRODUCT_ID, prepareDatabase } from './lib/seed.mjs';
+import { BENCH_PASSWORD, DATA_SET, HOT_PRODUCT_ID, prepareDatabase, setProductCount } from './lib/seed.mjs';
 import { cpuSeconds, hasTaskset, peakRssMiB, pinSelf, resetPeakRss, startServer } from './lib/servers.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -47,6 +47,7 @@ const FLAGS = new Set([
   'compare-dist',
   'profile',
   'profile-server',
+  'products',
 ]);
 
 function parseArgs(argv) {
@@ -61,6 +62,7 @@ function parseArgs(argv) {
   return {
     quick,
     reseed: flags.has('reseed'),
+    products: number('products', DATA_SET.products),
     build: !flags.has('no-build'),
     only: flags.has('only') ? String(flags.get('only')).split(',') : null,
     servers: flags.has('servers') ? String(flags.get('servers')).split(',') : ['app', 'express', 'node-http'],
@@ -381,6 +383,7 @@ async function runProfile(options, context) {
 
 async function main() {
   const options = parseArgs(process.argv.slice(2));
+  setProductCount(options.products);
   const started = Date.now();
   const loadBefore = os.loadavg()[0];
   const log = (message) =>
@@ -426,6 +429,8 @@ async function main() {
     DATABASE_POOL_SIZE: poolSize,
     JWT_SECRET: secret,
     NODE_ENV: 'production',
+    // Out of reach, as the rate limits: a round places tens of orders per user, all left pending.
+    ORDER_MAX_PENDING_PER_USER: '100000',
   };
   // Request logging off for all three: the service logs a request line at LOG_LEVEL=log, the baselines never.
   const appEnv = {

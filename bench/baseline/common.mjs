@@ -32,6 +32,7 @@ export function loadConfig(env = process.env) {
     refreshTtlSeconds: 30 * 86400,
     pageSizeMax: Number(env.PAGE_SIZE_MAX ?? 100),
     paymentMethods: (env.PAYMENT_METHODS ?? DEFAULT_PAYMENT_METHODS).split(',').map((m) => m.trim()),
+    maxPendingPerUser: Number(env.ORDER_MAX_PENDING_PER_USER ?? 20),
   };
 }
 
@@ -228,8 +229,8 @@ export function createHandlers(config, pool) {
             [id],
           )
         : await pool.query(
-            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND is_active = ? AND deleted_at IS NULL LIMIT 1`,
-            [id, true],
+            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1`,
+            [id],
           );
     if (rows.length === 0) throw new HttpError(404, `Product ${id} not found`);
     return { status: 200, body: envelope(200, toProduct(rows[0])) };
@@ -396,6 +397,15 @@ export function createHandlers(config, pool) {
         [items.map((item) => item.productId)],
       );
       const byId = new Map(products.map((row) => [row.id, row]));
+      const [[{ pending }]] = await connection.query(
+        "SELECT COUNT(*) AS pending FROM orders WHERE user_id = ? AND status = 'pending'",
+        [user.id],
+      );
+      if (pending >= config.maxPendingPerUser) {
+        throw badRequest(
+          `At most ${config.maxPendingPerUser} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
+        );
+      }
       const created = {
         orderNumber: newOrderNumber(now),
         totalCents: items.reduce(
@@ -454,6 +464,8 @@ export function createHandlers(config, pool) {
       for (let attempt = 1; ; attempt++) {
         try {
           const created = await placeOrder(connection, user, order);
+          // The owner of the order event the service announces after the commit.
+          await connection.query('SELECT id, username, email FROM users WHERE id = ?', [user.id]);
           const data = {
             id: created.id,
             order_number: created.orderNumber,

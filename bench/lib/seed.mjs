@@ -10,10 +10,21 @@ import { URL } from 'node:url';
 export const DATA_SET = { users: 1000, products: 100_000, categories: 50, orders: 20_000 };
 export const BENCH_PASSWORD = 'bench-password-1';
 export const INITIAL_STOCK = 1_000_000;
-/** The product the hot-product scenario fights over; the other scenarios never order it. */
-export const HOT_PRODUCT_ID = DATA_SET.products;
+/** The product the hot-product scenario fights over (the last one); the other scenarios never order it. */
+export let HOT_PRODUCT_ID = DATA_SET.products;
+
+/** `--products=N`: the size of the catalogue to seed and load (the database is seeded again when it differs). */
+export function setProductCount(products) {
+  if (!Number.isInteger(products) || products < 1000) {
+    throw new Error(`--products must be an integer of at least 1000, not ${products}`);
+  }
+  DATA_SET.products = products;
+  HOT_PRODUCT_ID = products;
+}
 
 const BATCH = 2000;
+/** Products per INSERT: about 0.8 MB of SQL, well under the default max_allowed_packet (16 MiB). */
+const PRODUCT_BATCH = 5000;
 const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const ADJECTIVES = [
   'Classic',
@@ -154,46 +165,49 @@ async function seed(connection, log) {
   );
   log(`  users: ${users.length}`);
 
-  const prices = new Array(DATA_SET.products + 1);
+  // Generated and sent one batch at a time (a million rows held at once would take about a gigabyte), the next
+  // batch built while the database writes the previous one.
+  const prices = new Int32Array(DATA_SET.products + 1);
   const names = new Array(DATA_SET.products + 1);
-  const products = [];
-  for (let i = 1; i <= DATA_SET.products; i++) {
-    const adjective = ADJECTIVES[Math.floor(random() * ADJECTIVES.length)];
-    const noun = NOUNS[Math.floor(random() * NOUNS.length)];
-    names[i] = `${adjective} ${noun} ${i}`;
-    prices[i] = 100 + Math.floor(random() * 99_900);
-    const created = date(i * 1000);
-    products.push([
-      i,
-      names[i],
-      `${adjective} ${noun.toLowerCase()} for everyday use: sturdy, easy to clean and covered by a two-year warranty.`,
-      prices[i],
-      INITIAL_STOCK,
-      ((i - 1) % DATA_SET.categories) + 1,
-      '',
-      true,
-      created,
-      created,
-    ]);
+  const productColumns = [
+    'id',
+    'name',
+    'description',
+    'price_cents',
+    'stock',
+    'category_id',
+    'image',
+    'is_active',
+    'created_at',
+    'updated_at',
+  ];
+  let inFlight = Promise.resolve();
+  for (let start = 1; start <= DATA_SET.products; start += PRODUCT_BATCH) {
+    const batch = [];
+    for (let i = start; i < Math.min(start + PRODUCT_BATCH, DATA_SET.products + 1); i++) {
+      const adjective = ADJECTIVES[Math.floor(random() * ADJECTIVES.length)];
+      const noun = NOUNS[Math.floor(random() * NOUNS.length)];
+      names[i] = `${adjective} ${noun} ${i}`;
+      prices[i] = 100 + Math.floor(random() * 99_900);
+      const created = date(i * 1000);
+      batch.push([
+        i,
+        names[i],
+        `${adjective} ${noun.toLowerCase()} for everyday use: sturdy, easy to clean and covered by a two-year warranty.`,
+        prices[i],
+        INITIAL_STOCK,
+        ((i - 1) % DATA_SET.categories) + 1,
+        '',
+        true,
+        created,
+        created,
+      ]);
+    }
+    await inFlight;
+    inFlight = connection.query(`INSERT INTO products (${productColumns.join(', ')}) VALUES ?`, [batch]);
   }
-  await insertRows(
-    connection,
-    'products',
-    [
-      'id',
-      'name',
-      'description',
-      'price_cents',
-      'stock',
-      'category_id',
-      'image',
-      'is_active',
-      'created_at',
-      'updated_at',
-    ],
-    products,
-  );
-  log(`  products: ${products.length} in ${DATA_SET.categories} categories`);
+  await inFlight;
+  log(`  products: ${DATA_SET.products} in ${DATA_SET.categories} categories`);
 
   const orders = [];
   const items = [];

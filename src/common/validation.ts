@@ -59,6 +59,14 @@ export class RequestValidationPipe extends ValidationPipe {
     });
   }
 
+  /**
+   * A single path or query value (`@Param('id') id: number`) reaches the route's own pipe as the string it was:
+   * ValidationPipe would turn it into `+value` first, so that `0x10` became 16 and `abc` NaN.
+   */
+  protected override transformPrimitive(value: unknown): unknown {
+    return value;
+  }
+
   protected override async validate(
     object: object,
     validatorOptions?: ValidatorOptions,

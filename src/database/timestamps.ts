@@ -56,3 +56,11 @@ export function datetimeColumn(
 export function sqlDatetime(date: Date): string {
   return date.toISOString().replace('T', ' ').replace('Z', '');
 }
+
+/**
+ * A datetime column as a raw statement returns it: mysql2 gives a Date (the connection is UTC), SQLite the text
+ * `2026-11-22 08:00:00.000` in UTC.
+ */
+export function dateFromRow(value: Date | string): Date {
+  return typeof value === 'string' ? new Date(`${value.replace(' ', 'T')}Z`) : value;
+}

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
-import { IdParamDto } from '../common/id-param.dto.js';
+import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { fieldError } from '../common/validation.js';
 import {
@@ -82,7 +82,7 @@ export class OrdersController {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Order 41 not found',
   })
-  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderDetailResponseDto> {
+  get(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<OrderDetailResponseDto> {
     return this.orders.get(id, actor);
   }
 
@@ -94,7 +94,7 @@ export class OrdersController {
     400: { field: '', rule: 'invalid', message: 'Only a pending order can be cancelled; this order is paid' },
     404: 'Order 41 not found',
   })
-  cancel(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<OrderResponseDto> {
+  cancel(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<OrderResponseDto> {
     return this.orders.cancel(id, actor);
   }
 
@@ -112,7 +112,7 @@ export class OrdersController {
     400: { field: '', rule: 'invalid', message: 'status cannot go from pending to shipped' },
     404: 'Order 41 not found',
   })
-  updateStatus(@Param() { id }: IdParamDto, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
+  updateStatus(@IdParam() id: number, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
     return this.orders.updateStatus(id, dto);
   }
 }

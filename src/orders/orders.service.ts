@@ -2,7 +2,7 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, FindOptionsWhere, LessThan, Not, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -10,7 +10,8 @@ import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { insertedId } from '../database/inserted-id.js';
+import { insertRow } from '../database/raw-query.js';
+import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { Metrics } from '../observability/metrics.js';
 import { InsufficientStockException, ProductsService, StockRequest } from '../products/products.service.js';
@@ -28,6 +29,13 @@ import {
   toOrderResponse,
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
+import {
+  INSERT_ORDER,
+  insertItemsOf,
+  OWNER,
+  PENDING_OF_USER,
+  PENDING_OF_USER_BESIDES,
+} from './order-statements.js';
 import { ORDER_CREATED, ORDER_UPDATED, OrderEventPayload } from './order-events.js';
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
@@ -109,15 +117,12 @@ export class OrdersService {
             { totalCents: created.totalCents, updatedAt: created.updatedAt },
           );
         }
-        await manager.insert(
-          OrderItem,
-          items.map((item) => ({
-            orderId: created.id,
-            productId: item.productId,
-            productName: reserved.get(item.productId)!.name,
-            unitPriceCents: reserved.get(item.productId)!.priceCents,
-            quantity: item.quantity,
-          })),
+        await manager.query(
+          insertItemsOf(items.length),
+          items.flatMap((item) => {
+            const product = reserved.get(item.productId)!;
+            return [created.id, item.productId, product.name, product.priceCents, item.quantity];
+          }),
         );
         return created;
       });
@@ -329,10 +334,11 @@ export class OrdersService {
   private async assertPendingLimit(manager: EntityManager, userId: number, placing?: number): Promise<void> {
     const max = this.config.orders.maxPendingPerUser;
     // With an Idempotency-Key the order being placed is already written (`placing`): it does not count.
-    const pending = await manager.count(Order, {
-      where: { userId, status: 'pending', ...(placing === undefined ? {} : { id: Not(placing) }) },
-    });
-    if (pending >= max) {
+    const [{ pending }]: Array<{ pending: number | string }> = await manager.query(
+      placing === undefined ? PENDING_OF_USER : PENDING_OF_USER_BESIDES,
+      placing === undefined ? [userId] : [userId, placing],
+    );
+    if (Number(pending) >= max) {
       throw new BadRequestException(
         `At most ${max} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
       );
@@ -357,24 +363,33 @@ export class OrdersService {
 
   /** Emits an order event with its owner (read by primary key, deleted accounts included). */
   private async emit(event: string, userId: number, order: OrderResponseDto): Promise<void> {
-    const owner = await this.orders.manager.findOneOrFail(User, {
-      select: { id: true, username: true, email: true },
-      where: { id: userId },
-      withDeleted: true,
-    });
-    const payload: OrderEventPayload = { userId, order, user: toOrderOwner(owner) };
+    const [owner]: Array<{ id: number; username: string; email: string }> = await this.orders.query(OWNER, [
+      userId,
+    ]);
+    const payload: OrderEventPayload = {
+      userId,
+      order,
+      user: { id: Number(owner.id), username: owner.username, email: owner.email },
+    };
     this.events.emit(event, payload);
   }
 }
 
-/**
- * Inserts an order and gives its id. updateEntity(false): otherwise TypeORM would read created_at and
- * updated_at back with a SELECT inside the transaction, although they were just set.
- */
-async function insertOrder(manager: EntityManager, order: Order): Promise<number> {
-  return insertedId(
-    await manager.createQueryBuilder().insert().into(Order).values(order).updateEntity(false).execute(),
-  );
+/** Inserts an order and gives its id. */
+function insertOrder(manager: EntityManager, order: Order): Promise<number> {
+  return insertRow(manager, INSERT_ORDER, [
+    order.orderNumber,
+    order.userId,
+    order.totalCents,
+    order.status,
+    order.paymentStatus,
+    order.shippingAddress,
+    order.paymentMethod,
+    order.idempotencyKey,
+    order.requestHash,
+    sqlDatetime(order.createdAt),
+    sqlDatetime(order.updatedAt),
+  ]);
 }
 
 /** Merges repeated products and orders the requests by product id (the locking order). */

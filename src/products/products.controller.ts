@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { CatalogRead } from '../common/public.decorator.js';
-import { IdParamDto } from '../common/id-param.dto.js';
+import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import {
   CreateProductDto,
@@ -66,7 +66,7 @@ export class ProductsController {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
+  get(@IdParam() id: number, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
     return this.products.get(id, actor);
   }
 
@@ -85,7 +85,7 @@ export class ProductsController {
     },
     404: 'Product 12 not found',
   })
-  update(@Param() { id }: IdParamDto, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
+  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
     return this.products.update(id, dto);
   }
 
@@ -97,7 +97,7 @@ export class ProductsController {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  remove(@Param() { id }: IdParamDto): Promise<void> {
+  remove(@IdParam() id: number): Promise<void> {
     return this.products.remove(id);
   }
 }

@@ -1,12 +1,14 @@
 import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, In, IsNull, Repository } from 'typeorm';
+import { EntityManager, IsNull, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { decodeCursor, encodeCursor, pageWindow } from '../common/pagination.js';
 import { fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { changedRows } from '../database/raw-query.js';
+import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { UploadService } from '../upload/upload.service.js';
 import {
@@ -20,6 +22,16 @@ import {
 } from './dto/product.dto.js';
 import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
+import {
+  ACTIVE_PRODUCT_BY_ID,
+  GIVE_STOCK_BACK,
+  namesAndPricesOf,
+  PRODUCT_BY_ID,
+  productFromRow,
+  ProductRow,
+  STOCK_STATE,
+  TAKE_STOCK,
+} from './product-statements.js';
 
 /** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
 const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
@@ -174,39 +186,29 @@ export class ProductsService {
     requests: StockRequest[],
   ): Promise<Map<number, ReservedProduct>> {
     const sorted = [...requests].sort((a, b) => a.productId - b.productId);
-    const now = new Date();
+    const now = sqlDatetime(new Date());
     for (const { productId, quantity } of sorted) {
-      const result = await manager
-        .createQueryBuilder()
-        .update(Product)
-        .set({ stock: () => 'stock - :quantity', updatedAt: now })
-        // `is_active IS TRUE` rather than `= true`: with `=`, MariaDB reaches the row through the
-        // (is_active, deleted_at) index instead of the primary key (EXPLAIN in docs/benchmarks.md).
-        .where('id = :productId AND stock >= :quantity AND is_active IS TRUE AND deleted_at IS NULL', {
-          productId,
-          quantity,
-        })
-        .execute();
-      if (result.affected === 0) throw await this.whyNotReservable(manager, productId, quantity);
+      const taken = await changedRows(manager, TAKE_STOCK, [quantity, now, productId, quantity]);
+      if (taken === 0) throw await this.whyNotReservable(manager, productId, quantity);
     }
-    const rows = await manager.getRepository(Product).find({
-      select: { id: true, name: true, priceCents: true },
-      where: { id: In(sorted.map((r) => r.productId)) },
-    });
-    return new Map(rows.map((row) => [row.id, { id: row.id, name: row.name, priceCents: row.priceCents }]));
+    const rows: Array<{ id: number; name: string; price_cents: number }> = await manager.query(
+      namesAndPricesOf(sorted.length),
+      sorted.map((request) => request.productId),
+    );
+    return new Map(
+      rows.map((row) => [
+        Number(row.id),
+        { id: Number(row.id), name: row.name, priceCents: Number(row.price_cents) },
+      ]),
+    );
   }
 
   /** Gives stock back (a cancelled order) inside the caller's transaction, even to inactive or deleted products. */
   async releaseStock(manager: EntityManager, requests: StockRequest[]): Promise<void> {
     const sorted = [...requests].sort((a, b) => a.productId - b.productId);
-    const now = new Date();
+    const now = sqlDatetime(new Date());
     for (const { productId, quantity } of sorted) {
-      await manager
-        .createQueryBuilder()
-        .update(Product)
-        .set({ stock: () => 'stock + :quantity', updatedAt: now })
-        .where('id = :productId', { productId, quantity })
-        .execute();
+      await changedRows(manager, GIVE_STOCK_BACK, [quantity, now, productId]);
     }
   }
 
@@ -215,22 +217,25 @@ export class ProductsService {
     productId: number,
     quantity: number,
   ): Promise<ValidationFailedException> {
-    const product = await manager.getRepository(Product).findOne({
-      select: { id: true, stock: true, isActive: true },
-      where: { id: productId },
-    });
-    if (product === null) return fieldError('items', 'productExists', `Product ${productId} not found`);
-    if (!product.isActive) {
+    const [product]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
+      STOCK_STATE,
+      [productId],
+    );
+    if (product === undefined) return fieldError('items', 'productExists', `Product ${productId} not found`);
+    if (!product.is_active) {
       return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
     }
     return new InsufficientStockException(
-      `Product ${productId} has insufficient stock: requested ${quantity}, available ${product.stock}`,
+      `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
     );
   }
 
   private async findOrFail(id: number, includeInactive: boolean): Promise<Product> {
-    const product = await this.products.findOneBy(includeInactive ? { id } : { id, isActive: true });
-    if (product === null) throw new NotFoundException(`Product ${id} not found`);
-    return product;
+    const [row]: ProductRow[] = await this.products.query(
+      includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID,
+      [id],
+    );
+    if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
+    return productFromRow(row);
   }
 }

@@ -1,8 +1,8 @@
-import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
-import { IdParamDto } from '../common/id-param.dto.js';
+import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { SearchPageQueryDto } from '../common/pagination.js';
 import { UpdateUserDto } from './dto/update-user.dto.js';
@@ -37,7 +37,7 @@ export class UsersController {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'User 7 not found',
   })
-  get(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<UserResponseDto> {
+  get(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<UserResponseDto> {
     return this.users.get(id, actor);
   }
 
@@ -56,7 +56,7 @@ export class UsersController {
     404: 'User 7 not found',
   })
   update(
-    @Param() { id }: IdParamDto,
+    @IdParam() id: number,
     @Body() dto: UpdateUserDto,
     @CurrentUser() actor: AuthUser,
   ): Promise<UserResponseDto> {
@@ -70,7 +70,7 @@ export class UsersController {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'User 7 not found',
   })
-  remove(@Param() { id }: IdParamDto, @CurrentUser() actor: AuthUser): Promise<void> {
+  remove(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<void> {
     return this.users.remove(id, actor);
   }
 }

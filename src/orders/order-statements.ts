@@ -1,0 +1,28 @@
+import { placeholders } from '../products/product-statements.js';
+
+/**
+ * The statements of placing an order, written out once instead of built by TypeORM per call (see
+ * product-statements.ts), in the text both SQLite and MySQL/MariaDB accept.
+ */
+export const INSERT_ORDER =
+  'INSERT INTO orders (order_number, user_id, total_cents, status, payment_status, shipping_address, ' +
+  'payment_method, idempotency_key, request_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+const ITEM_COLUMNS = 'order_id, product_id, product_name, unit_price_cents, quantity';
+const insertItems: string[] = [];
+/** The multi-row INSERT of `count` order items, built once per count. */
+export function insertItemsOf(count: number): string {
+  insertItems[count] ??=
+    `INSERT INTO order_items (${ITEM_COLUMNS}) VALUES ` +
+    new Array(count).fill(`(${placeholders(5)})`).join(', ');
+  return insertItems[count];
+}
+
+/** ORDER_MAX_PENDING_PER_USER: the user's pending orders (index `IDX_orders_user_status`). */
+export const PENDING_OF_USER =
+  "SELECT COUNT(*) AS pending FROM orders WHERE user_id = ? AND status = 'pending'";
+/** The same, leaving out the order being placed (already written when it carries an Idempotency-Key). */
+export const PENDING_OF_USER_BESIDES = `${PENDING_OF_USER} AND id <> ?`;
+
+/** An order event's owner, deleted accounts included (by primary key). */
+export const OWNER = 'SELECT id, username, email FROM users WHERE id = ?';

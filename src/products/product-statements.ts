@@ -1,0 +1,66 @@
+import { dateFromRow } from '../database/timestamps.js';
+import type { Product } from './product.entity.js';
+
+/**
+ * The product statements of the hot paths (a product read, an order's stock), written out once instead of built
+ * by TypeORM per call, and run with `query()` through the data source or the transaction's manager. The same
+ * text works on SQLite and MySQL/MariaDB: `is_active = 1` and `IS TRUE` match how both store a true boolean, and
+ * timestamps are bound as UTC text (`sqlDatetime`). docs/benchmarks.md gives their EXPLAIN.
+ */
+const COLUMNS =
+  'id, name, description, price_cents, stock, category_id, image, is_active, created_at, updated_at';
+
+export const PRODUCT_BY_ID = `SELECT ${COLUMNS} FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1`;
+export const ACTIVE_PRODUCT_BY_ID = `SELECT ${COLUMNS} FROM products WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1`;
+
+/**
+ * `is_active IS TRUE` rather than `= 1`: with `=`, MariaDB reaches the row through the (is_active, deleted_at)
+ * index instead of the primary key.
+ */
+export const TAKE_STOCK =
+  'UPDATE products SET stock = stock - ?, updated_at = ? ' +
+  'WHERE id = ? AND stock >= ? AND is_active IS TRUE AND deleted_at IS NULL';
+export const GIVE_STOCK_BACK = 'UPDATE products SET stock = stock + ?, updated_at = ? WHERE id = ?';
+export const STOCK_STATE =
+  'SELECT id, stock, is_active FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1';
+
+const namesAndPrices: string[] = [];
+/** `SELECT id, name, price_cents ... WHERE id IN (?, ...)` for `count` ids, built once per count. */
+export function namesAndPricesOf(count: number): string {
+  namesAndPrices[count] ??=
+    `SELECT id, name, price_cents FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
+  return namesAndPrices[count];
+}
+
+export function placeholders(count: number): string {
+  return new Array<string>(count).fill('?').join(', ');
+}
+
+export interface ProductRow {
+  id: number;
+  name: string;
+  description: string;
+  price_cents: number;
+  stock: number;
+  category_id: number;
+  image: string;
+  is_active: number | boolean;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+export function productFromRow(row: ProductRow): Product {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    description: row.description,
+    priceCents: Number(row.price_cents),
+    stock: Number(row.stock),
+    categoryId: Number(row.category_id),
+    image: row.image,
+    isActive: Boolean(row.is_active),
+    createdAt: dateFromRow(row.created_at),
+    updatedAt: dateFromRow(row.updated_at),
+    deletedAt: null,
+  };
+}
