@@ -64,7 +64,7 @@ export class ProductsService {
       image: '',
       isActive: true,
     });
-    await this.transactions.run((manager) => manager.insert(Product, product));
+    await this.transactions.run('create product', (manager) => manager.insert(Product, product));
     return toProductResponse(await this.findOrFail(product.id, true));
   }
 
@@ -157,7 +157,7 @@ export class ProductsService {
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.transactions.run((manager) =>
+    const result = await this.transactions.run('delete product', (manager) =>
       manager.softDelete(Product, { id, deletedAt: IsNull() }),
     );
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
