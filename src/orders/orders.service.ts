@@ -285,7 +285,9 @@ export class OrdersService {
         take: EXPIRY_BATCH,
       });
       for (const { id } of batch) {
-        const order = await this.transactions.run('expire order', (manager) => this.cancelIf(manager, { ...stale, id }));
+        const order = await this.transactions.run('expire order', (manager) =>
+          this.cancelIf(manager, { ...stale, id }),
+        );
         if (order === null) continue;
         expired += 1;
         this.metrics.ordersExpired.inc();
