@@ -38,6 +38,8 @@ module.exports = {
       ...common,
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Fails a test that caused an unexpected lock retry (docs/extending.md#lock-retries).
+      setupFilesAfterEnv: ['<rootDir>/test/support/lock-retry-detector.ts'],
       testPathIgnorePatterns: [
         '/node_modules/',
         ...(withoutRedis ? needsRedis : []),

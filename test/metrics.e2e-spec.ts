@@ -147,7 +147,7 @@ describe('metrics at GET /metrics', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const transactions = t.app.get(TransactionRunner);
-    const running = [1, 2].map(() => transactions.run(() => gate));
+    const running = [1, 2].map(() => transactions.run('hold', () => gate));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const busy = await scrape(t.url);
     release();

@@ -75,7 +75,7 @@ export class AuthService {
     }
     await this.failures.reset(user.username);
     const newHash = await this.hasher.hash(dto.new_password);
-    await this.transactions.run(async (manager) => {
+    await this.transactions.run('change password', async (manager) => {
       await this.users.setPasswordHash(manager, user.id, newHash);
       await this.sessions.revokeAll(manager, user.id, user.sessionId);
     });

@@ -6,10 +6,33 @@ import { isTransientLockError } from './errors.js';
 
 const MAX_ATTEMPTS = 5;
 
+/** A unit of work that hit a lock conflict (deadlock, lock-wait timeout) and is run again. */
+export interface LockRetry {
+  /** The label given to `run`, e.g. 'place order'. */
+  purpose: string;
+  /** The attempt that failed (1 for the first run). */
+  attempt: number;
+  /** The driver's error code, e.g. ER_LOCK_DEADLOCK. */
+  code: string;
+}
+
+type LockRetryListener = (retry: LockRetry) => void;
+
+/** Listeners of every runner in the process: how the test suite sees retries of any app it started. */
+const processListeners = new Set<LockRetryListener>();
+
+/** Calls `listener` for each retry of any TransactionRunner in this process; returns the unsubscribe. */
+export function observeLockRetries(listener: LockRetryListener): () => void {
+  processListeners.add(listener);
+  return () => processListeners.delete(listener);
+}
+
 /**
  * Runs a unit of work in one transaction; every query of the work goes through the given manager.
  *
  * - MySQL/MariaDB: a deadlock or lock-wait timeout rolls the work back and runs it again (up to 5 times).
+ *   Each retry is logged at warn with the work's purpose and counted (commerce_transaction_retries_total):
+ *   a retry under ordinary load usually means a write order to fix (docs/extending.md#lock-retries).
  * - SQLite: TypeORM shares one connection, so a transaction left open across `await`s would absorb
  *   other requests' writes; transactions and the writes routed here therefore run one at a time.
  */
@@ -17,6 +40,7 @@ const MAX_ATTEMPTS = 5;
 export class TransactionRunner {
   private readonly logger = new Logger(TransactionRunner.name);
   private readonly serialize: boolean;
+  private readonly listeners = new Set<LockRetryListener>();
   private queue: Promise<unknown> = Promise.resolve();
   /** SQLite: transactions running or queued (at most one runs); reported as the pool metrics. */
   pending = 0;
@@ -25,23 +49,36 @@ export class TransactionRunner {
     this.serialize = dataSource.options.type === 'better-sqlite3';
   }
 
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.serialize) return this.withRetry(work);
+  /** `purpose` is a short label of the work ('place order'), named in logs and metrics when it is retried. */
+  run<T>(purpose: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (!this.serialize) return this.withRetry(purpose, work);
     this.pending += 1;
     const result = this.queue.then(() => this.dataSource.transaction(work));
     this.queue = result.catch(() => undefined).finally(() => (this.pending -= 1));
     return result;
   }
 
-  private async withRetry<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /** Calls `listener` for each retry of this runner (the metrics count them). */
+  onLockRetry(listener: LockRetryListener): void {
+    this.listeners.add(listener);
+  }
+
+  private async withRetry<T>(purpose: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.dataSource.transaction(work);
       } catch (error) {
         if (!isTransientLockError(error) || attempt === MAX_ATTEMPTS) throw error;
-        this.logger.warn({ msg: 'Transaction retried after a lock conflict', attempt });
+        const retry: LockRetry = { purpose, attempt, code: lockErrorCode(error) };
+        this.logger.warn({ msg: `Transaction '${purpose}' retried after a lock conflict`, ...retry });
+        for (const listener of [...this.listeners, ...processListeners]) listener(retry);
         await sleep(5 + Math.random() * 20 * attempt);
       }
     }
   }
+}
+
+function lockErrorCode(error: unknown): string {
+  const { code, driverError } = error as { code?: string; driverError?: { code?: string } };
+  return driverError?.code ?? code ?? 'unknown';
 }

@@ -85,8 +85,16 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly transactionRetries = new Counter({
+    name: 'commerce_transaction_retries_total',
+    help: 'Transactions run again after a lock conflict (deadlock, lock-wait timeout), by purpose of the work',
+    labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
   constructor(@InjectDataSource() dataSource: DataSource, transactions: TransactionRunner) {
     collectDefaultMetrics({ register: this.registry });
+    transactions.onLockRetry(({ purpose }) => this.transactionRetries.inc({ purpose }));
     // Gauges named like counters, which `promtool check metrics` rejects; their per-type series remain.
     for (const name of [
       'nodejs_active_handles_total',

@@ -82,7 +82,7 @@ export class OrdersService {
 
     let order: Order;
     try {
-      order = await this.transactions.run(async (manager) => {
+      order = await this.transactions.run('place order', async (manager) => {
         const now = new Date();
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
@@ -242,7 +242,7 @@ export class OrdersService {
     decide: (current: OrderState) => OrderState | string,
   ): Promise<OrderResponseDto> {
     let cancelled = false;
-    const order = await this.transactions.run(async (manager) => {
+    const order = await this.transactions.run('change order state', async (manager) => {
       cancelled = false;
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
@@ -290,7 +290,9 @@ export class OrdersService {
         take: EXPIRY_BATCH,
       });
       for (const { id } of batch) {
-        const order = await this.transactions.run((manager) => this.cancelIf(manager, { ...stale, id }));
+        const order = await this.transactions.run('expire order', (manager) =>
+          this.cancelIf(manager, { ...stale, id }),
+        );
         if (order === null) continue;
         expired += 1;
         this.metrics.ordersExpired.inc();

@@ -89,7 +89,7 @@ export class ProductsService {
       image: '',
       isActive: true,
     });
-    await this.transactions.run((manager) => manager.insert(Product, product));
+    await this.transactions.run('create product', (manager) => manager.insert(Product, product));
     return toProductResponse(await this.findOrFail(product.id, true));
   }
 
@@ -151,7 +151,7 @@ export class ProductsService {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // One transaction with the check of the image, so that the file cannot be removed in between.
-    const result = await this.transactions.run(async (manager) => {
+    const result = await this.transactions.run('update product', async (manager) => {
       if (
         dto.image !== undefined &&
         dto.image !== '' &&
@@ -170,7 +170,7 @@ export class ProductsService {
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.transactions.run((manager) =>
+    const result = await this.transactions.run('delete product', (manager) =>
       manager.softDelete(Product, { id, deletedAt: IsNull() }),
     );
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);

@@ -70,7 +70,7 @@ export class SessionsService {
       userAgent: client.userAgent.slice(0, 255),
       ip: client.ip.slice(0, 45),
     });
-    await this.transactions.run((manager) => manager.insert(Session, session));
+    await this.transactions.run('open session', (manager) => manager.insert(Session, session));
     return { session, user: { ...user, sessionId: session.id }, refreshToken: `${session.id}.${secret}` };
   }
 
@@ -97,7 +97,7 @@ export class SessionsService {
     const now = new Date();
     const next = newSecret();
     const expiresAt = this.expiryFrom(now);
-    const rotated = await this.transactions.run((manager) =>
+    const rotated = await this.transactions.run('rotate session', (manager) =>
       manager
         .createQueryBuilder()
         .update(Session)
@@ -167,7 +167,7 @@ export class SessionsService {
   }
 
   private async revokeIfLive(userId: number, sessionId: string): Promise<boolean> {
-    const result = await this.transactions.run((manager) =>
+    const result = await this.transactions.run('revoke session', (manager) =>
       manager
         .createQueryBuilder()
         .update(Session)
@@ -197,7 +197,7 @@ export class SessionsService {
 
   /** Revokes all the caller's other sessions. */
   async revokeOthers(user: AuthUser): Promise<number> {
-    const revoked = await this.transactions.run((manager) =>
+    const revoked = await this.transactions.run('revoke other sessions', (manager) =>
       this.revokeAll(manager, user.id, user.sessionId),
     );
     this.announceRevoked({ userId: user.id, sessionId: null, exceptSessionId: user.sessionId });
@@ -210,7 +210,7 @@ export class SessionsService {
 
   /** Deletes expired sessions: one conditional statement, harmless when several instances run it at once. */
   async purgeExpired(): Promise<number> {
-    const result = await this.transactions.run((manager) =>
+    const result = await this.transactions.run('purge sessions', (manager) =>
       manager
         .createQueryBuilder()
         .delete()

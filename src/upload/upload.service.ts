@@ -178,7 +178,7 @@ export class UploadService {
    */
   async remove(path: string, actor: AuthUser): Promise<void> {
     if (this.servableType(path) === null) throw new NotFoundException('No uploaded file at this path');
-    await this.transactions.run(async (manager) => {
+    await this.transactions.run('delete upload', async (manager) => {
       const upload = await this.lockRow(manager, path);
       if (upload === null) throw new NotFoundException('No uploaded file at this path');
       if (!mayDelete(upload.ownerId, actor)) {
@@ -223,7 +223,7 @@ export class UploadService {
    * kept (a product took it meanwhile) or is already gone.
    */
   async removeIfOrphan(path: string, now = new Date()): Promise<boolean> {
-    return this.transactions.run(async (manager) => {
+    return this.transactions.run('remove orphan upload', async (manager) => {
       await this.lockRow(manager, path);
       if (
         !(await this.deleteRowIfUnused(manager, path, orphanCutoff(now, this.config.upload.orphanTtlSeconds)))
@@ -291,7 +291,7 @@ export class UploadService {
     const { pending, result } = file;
     let committed = false;
     try {
-      await this.transactions.run(async (manager) => {
+      await this.transactions.run('record upload', async (manager) => {
         await forUpdate(
           manager
             .getRepository(User)

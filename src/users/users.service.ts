@@ -86,7 +86,7 @@ export class UsersService implements OnApplicationBootstrap {
       isActive: true,
     });
     try {
-      await this.transactions.run((manager) => manager.insert(User, user));
+      await this.transactions.run('create user', (manager) => manager.insert(User, user));
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
       if (isUniqueViolation(error))
@@ -159,7 +159,7 @@ export class UsersService implements OnApplicationBootstrap {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Deactivation and a change of role end the user's sessions; reactivation revives none of them.
-    const endsSessions = await this.transactions.run(async (manager) => {
+    const endsSessions = await this.transactions.run('update user', async (manager) => {
       const before = await manager.findOne(User, { select: { id: true, role: true }, where: { id } });
       const result = await manager.update(
         User,
@@ -178,7 +178,7 @@ export class UsersService implements OnApplicationBootstrap {
   /** Soft-deletes the account, ends its sessions and cancels its pending orders (their stock goes back). */
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    const cancelled = await this.transactions.run(async (manager) => {
+    const cancelled = await this.transactions.run('delete user', async (manager) => {
       const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);

@@ -1,0 +1,60 @@
+import { describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { LockRetry, observeLockRetries, TransactionRunner } from './transaction-runner.js';
+
+/** A MySQL DataSource whose transactions fail with the given driver errors, then succeed. */
+function mysqlFailing(...codes: string[]) {
+  const transaction = jest.fn(async () => {
+    const code = codes.shift();
+    if (code !== undefined) throw Object.assign(new Error(code), { driverError: { code } });
+    return 'done';
+  });
+  return { dataSource: { options: { type: 'mysql' }, transaction } as unknown as DataSource, transaction };
+}
+
+describe('TransactionRunner on MySQL', () => {
+  it('retries lock conflicts, telling its listeners and the process-wide observers the purpose and attempt', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const { dataSource, transaction } = mysqlFailing('ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT');
+    const runner = new TransactionRunner(dataSource);
+    const local: LockRetry[] = [];
+    const global: LockRetry[] = [];
+    runner.onLockRetry((retry) => local.push(retry));
+    const stop = observeLockRetries((retry) => global.push(retry));
+
+    await expect(runner.run('place order', async () => 'unused')).resolves.toBe('done');
+    stop();
+
+    const expected = [
+      { purpose: 'place order', attempt: 1, code: 'ER_LOCK_DEADLOCK' },
+      { purpose: 'place order', attempt: 2, code: 'ER_LOCK_WAIT_TIMEOUT' },
+    ];
+    expect(transaction).toHaveBeenCalledTimes(3);
+    expect(local).toEqual(expected);
+    expect(global).toEqual(expected);
+    expect(Logger.prototype.warn).toHaveBeenCalledWith({
+      msg: "Transaction 'place order' retried after a lock conflict",
+      ...expected[0],
+    });
+    jest.restoreAllMocks();
+  });
+
+  it('gives up after the fifth attempt and never retries other errors', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const conflicts = mysqlFailing(...Array(5).fill('ER_LOCK_DEADLOCK'));
+    await expect(new TransactionRunner(conflicts.dataSource).run('x', async () => 1)).rejects.toThrow(
+      'ER_LOCK_DEADLOCK',
+    );
+    expect(conflicts.transaction).toHaveBeenCalledTimes(5);
+
+    const other = mysqlFailing('ER_DUP_ENTRY');
+    const retries: LockRetry[] = [];
+    const runner = new TransactionRunner(other.dataSource);
+    runner.onLockRetry((retry) => retries.push(retry));
+    await expect(runner.run('x', async () => 1)).rejects.toThrow('ER_DUP_ENTRY');
+    expect(other.transaction).toHaveBeenCalledTimes(1);
+    expect(retries).toEqual([]);
+    jest.restoreAllMocks();
+  });
+});
