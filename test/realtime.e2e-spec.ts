@@ -6,7 +6,8 @@ import { ConnectionRegistry } from '../src/realtime/connection-registry.js';
 import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from './support/accounts.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
-import { TestSocket } from './support/ws-client.js';
+import { scrape } from './support/metrics.js';
+import { refusedHandshake, TestSocket } from './support/ws-client.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -188,24 +189,18 @@ describe('realtime: /api/v1/ws', () => {
       expect(socket.isOpen).toBe(true);
     });
 
-    it('refuses a frame over 64 KiB with an error frame and keeps the connection open', async () => {
+    it('closes with 1009 a frame over 64 KiB as soon as its length is announced, before any of it is read', async () => {
       const socket = await connect(alice);
       const listener = await connect(bob);
-      socket.send({ type: 'message', data: { content: 'x'.repeat(64 * 1024) } });
-      expect(await socket.next()).toEqual({
-        type: 'error',
-        data: { code: 400, details: 'Frame is larger than 65536 bytes' },
-      });
-      socket.send({ type: 'message', data: { content: 'after the big one' } });
-      expect((await socket.next()).data.content).toBe('after the big one');
-      // The refused frame was not broadcast: the listener's first frame is the later message.
-      expect((await listener.next()).data.content).toBe('after the big one');
-    });
-
-    it('closes with 1009 a frame over the 1 MiB hard cap, which is never read', async () => {
-      const socket = await connect(alice);
-      socket.send(Buffer.alloc(1024 * 1024 + 1, 'x').toString());
+      // 70 KiB announced, 1 KiB sent: the server does not wait for (or buffer) the rest.
+      socket.writePartialFrame(70 * 1024, 1024);
       expect((await socket.closed).code).toBe(1009);
+      // A whole message just over the limit is refused the same way, and neither reached anyone.
+      const whole = await connect(alice);
+      whole.send({ type: 'message', data: { content: 'x'.repeat(64 * 1024) } });
+      expect((await whole.closed).code).toBe(1009);
+      listener.send({ type: 'ping' });
+      expect((await listener.next()).type).toBe('pong');
     });
   });
 
@@ -343,6 +338,30 @@ describe('realtime: frame rate limit and heartbeat', () => {
     await Promise.all([socket.close(), other.close()]);
   });
 
+  it('closes with 1008 a connection that keeps sending past the rate, after WS_RATE_WARNINGS (3) warnings', async () => {
+    const flooder = await TestSocket.authenticated(t, alice.token);
+    const other = await TestSocket.authenticated(t, bob.token);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // a fresh one-second window
+    for (let i = 0; i < 500; i += 1) flooder.send({ type: 'ping' });
+    expect(await flooder.closed).toEqual({ code: 1008, reason: 'Too many frames' });
+    // 3 pongs, 3 warnings and nothing more: not one error frame per excess frame.
+    const frames = [];
+    while (flooder.pending > 0) frames.push(await flooder.next());
+    expect(frames.map((frame) => frame.type)).toEqual(['pong', 'pong', 'pong', 'error', 'error', 'error']);
+    expect(frames[5].data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
+    // The server forgets the connection once the closing handshake is over.
+    const registry = t.app.get(ConnectionRegistry);
+    for (let i = 0; i < 100 && registry.connectionsOf(alice.id) > 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(registry.connectionsOf(alice.id)).toBe(0);
+    expect((await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'frame_flood' })).toBe(1);
+    // Another connection is not affected.
+    other.send({ type: 'ping' });
+    expect((await other.next()).type).toBe('pong');
+    await other.close();
+  });
+
   it('terminates a connection that stops answering heartbeat pings and keeps the ones that answer', async () => {
     const silent = await TestSocket.open(t, alice.token, { autoPong: false });
     const lively = await TestSocket.authenticated(t, bob.token);
@@ -353,6 +372,156 @@ describe('realtime: frame rate limit and heartbeat', () => {
     expect(t.app.get(ConnectionRegistry).connectionsOf(alice.id)).toBe(0);
     expect(t.app.get(ConnectionRegistry).connectionsOf(bob.id)).toBe(1);
     await lively.close();
+  });
+});
+
+describe('realtime: connection limits', () => {
+  let t: TestApp;
+  const sockets: TestSocket[] = [];
+  // Each test speaks for its own client addresses (TRUST_PROXY=loopback honours X-Forwarded-For).
+  const from = (ip: string) => ({ headers: { 'X-Forwarded-For': ip } });
+  const connect = async (account: Account, ip: string) => {
+    const socket = await TestSocket.authenticated(t, account.token, from(ip));
+    sockets.push(socket);
+    return socket;
+  };
+  const open = async (account: Account, ip: string) => {
+    const socket = await TestSocket.open(t, account.token, from(ip));
+    sockets.push(socket);
+    return socket;
+  };
+  const registry = () => t.app.get(ConnectionRegistry);
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      TRUST_PROXY: 'loopback',
+      WS_MAX_CONNECTIONS_PER_USER: '2',
+      WS_MAX_CONNECTIONS_PER_IP: '3',
+      WS_UPGRADE_LIMIT: '6',
+    });
+  });
+
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses a third connection of a user (WS_MAX_CONNECTIONS_PER_USER=2) with an error frame 429 and close 4429, keeping the open ones', async () => {
+    const carol = await createAccount(t);
+    const first = await connect(carol, '192.0.2.1');
+    const second = await connect(carol, '192.0.2.2');
+    const third = await open(carol, '192.0.2.3');
+    expect(await third.next()).toEqual({
+      type: 'error',
+      data: { code: 429, details: 'Too many connections: at most 2 per user' },
+    });
+    expect(await third.closed).toEqual({ code: 4429, reason: 'Too many connections' });
+    expect(registry().connectionsOf(carol.id)).toBe(2);
+    for (const socket of [first, second]) {
+      socket.send({ type: 'ping' });
+      expect((await socket.next()).type).toBe('pong');
+    }
+    // Once one closes, the user may connect again.
+    const serverSide = [...registry().entries()].find(([, session]) => session.ip === '192.0.2.1')![0];
+    const released = once(serverSide, 'close');
+    await first.close();
+    await released;
+    await connect(carol, '192.0.2.4');
+    expect(registry().connectionsOf(carol.id)).toBe(2);
+    expect(
+      (await scrape(t.url)).value('commerce_websocket_refusals_total', { limit: 'user' }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a fourth connection from one address (WS_MAX_CONNECTIONS_PER_IP=3) whoever the user; another address is free', async () => {
+    const accounts = await Promise.all([1, 2, 3, 4].map(() => createAccount(t)));
+    for (const account of accounts.slice(0, 3)) await connect(account, '198.51.100.7');
+    const fourth = await open(accounts[3], '198.51.100.7');
+    expect(await fourth.next()).toEqual({
+      type: 'error',
+      data: { code: 429, details: 'Too many connections: at most 3 per client address' },
+    });
+    expect((await fourth.closed).code).toBe(4429);
+    expect(registry().connectionsFrom('198.51.100.7')).toBe(3);
+    expect(registry().connectionsOf(accounts[3].id)).toBe(0);
+    await connect(accounts[3], '198.51.100.8');
+    expect(registry().connectionsFrom('198.51.100.8')).toBe(1);
+  });
+
+  it('refuses handshakes past WS_UPGRADE_LIMIT per address with HTTP 429 before the upgrade, valid token or not', async () => {
+    const dave = await createAccount(t);
+    const ip = '203.0.113.9';
+    // 6 handshakes in the window: refused tokens count as much as accepted ones.
+    for (let i = 0; i < 4; i += 1) {
+      const refused = await open(dave, ip).then(async (socket) => {
+        socket.socket.close();
+        return socket.closed;
+      });
+      expect(refused.code).toBe(1005);
+    }
+    for (let i = 0; i < 2; i += 1) {
+      const anonymous = await TestSocket.open(t, 'not-a-jwt', from(ip));
+      expect((await anonymous.closed).code).toBe(4401);
+    }
+    const refused = await refusedHandshake(t, dave.token, { 'X-Forwarded-For': ip });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(JSON.parse(refused.body)).toEqual({
+      code: 429,
+      message: 'Too Many Requests',
+      data: { details: expect.stringMatching(/^Too many requests: at most 6 per 60 s, retry in \d+ s$/) },
+    });
+    expect(registry().connectionsOf(dave.id)).toBe(0);
+    // Another address is not affected.
+    await connect(dave, '203.0.113.10');
+    expect(
+      (await scrape(t.url)).value('commerce_rate_limit_refusals_total', { limit: 'websocket-upgrade' }),
+    ).toBe(1);
+  });
+});
+
+describe('realtime: a client that does not read', () => {
+  it('is cut once its unsent output passes WS_MAX_BUFFERED_BYTES; the readers keep receiving', async () => {
+    const t = await startTestApp({
+      WS_MAX_BUFFERED_BYTES: '65536',
+      WS_MESSAGES_PER_SECOND: '2000',
+      WS_CHAT_MESSAGES_PER_SECOND: '100000',
+    });
+    try {
+      const [sleeper, talker] = [await createAccount(t), await createAccount(t)];
+      const idle = await TestSocket.authenticated(t, sleeper.token);
+      const sender = await TestSocket.authenticated(t, talker.token);
+      idle.socket.pause();
+      const registry = t.app.get(ConnectionRegistry);
+      // 8 KB messages until the kernel's socket buffers are full and the server's own buffer passes the bound.
+      const content = '😀'.repeat(2000);
+      const deadline = Date.now() + 30_000;
+      let sent = 0;
+      while (registry.connectionsOf(sleeper.id) > 0 && Date.now() < deadline) {
+        for (let i = 0; i < 100; i += 1) sender.send({ type: 'message', data: { content } });
+        sent += 100;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      console.log(`non-reading client cut after ${sent} messages of 8 KB were sent`);
+      expect(registry.connectionsOf(sleeper.id)).toBe(0);
+      expect(registry.connectionsOf(talker.id)).toBe(1);
+      idle.socket.resume();
+      expect((await idle.closed).code).toBe(1006);
+      expect(
+        (await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'slow_consumer' }),
+      ).toBe(1);
+      // The sender, which reads, is still served.
+      sender.send({ type: 'ping' });
+      let frame = await sender.next();
+      while (frame.type === 'message') frame = await sender.next();
+      expect(frame.type).toBe('pong');
+      await sender.close();
+    } finally {
+      await t.close();
+    }
   });
 });
 

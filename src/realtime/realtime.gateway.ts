@@ -280,7 +280,8 @@ export class RealtimeGateway
     const { messagesPerSecond: limit, rateWarnings } = this.config.ws;
     const now = Date.now();
     if (now - session.windowStartedAt >= 1000) {
-      if (session.framesInWindow <= limit) session.rateWarnings = 0;
+      // The last window kept to the rate, or a whole second went by without a frame.
+      if (session.framesInWindow <= limit || now - session.windowStartedAt >= 2000) session.rateWarnings = 0;
       session.windowStartedAt = now;
       session.framesInWindow = 0;
     }
