@@ -1,10 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ConsoleLogger } from '@nestjs/common';
 import { once } from 'node:events';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
 import { ConnectionRegistry } from '../src/realtime/connection-registry.js';
 import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from './support/accounts.js';
-import { startTestApp, TestApp } from './support/test-app.js';
+import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
+import { createTestDatabase, startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
 import { scrape } from './support/metrics.js';
 import { refusedHandshake, TestSocket } from './support/ws-client.js';
@@ -522,6 +526,140 @@ describe('realtime: a client that does not read', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+/** Measured on the built service running as its own process, so the numbers are the server's alone. */
+describe('realtime: memory and latency under abuse', () => {
+  let app: AppProcess;
+  let dropDatabase: () => Promise<void>;
+  let account: Account;
+  const MiB = 1024 * 1024;
+  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  const openMany = (count: number) =>
+    Promise.all(Array.from({ length: count }, () => TestSocket.authenticated(app, account.token)));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  beforeAll(async () => {
+    buildService();
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
+    // The connection caps and the handshake rate are raised: this measures the frame and chat limits.
+    app = await startAppProcess({
+      DATABASE_URL: database.url,
+      WS_MAX_CONNECTIONS_PER_USER: '1000',
+      WS_MAX_CONNECTIONS_PER_IP: '1000',
+      WS_UPGRADE_LIMIT: '100000',
+      THROTTLE_LIMIT: '100000',
+    });
+    account = await createAccount(app);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await dropDatabase?.();
+  });
+
+  it('keeps memory bounded with 200 connections sending big frames slowly (maxPayload = 64 KiB)', async () => {
+    const baseline = rssOf(app.pid);
+    // 200 frames announcing 70 KiB: each connection is closed with 1009 at once, nothing is buffered.
+    const oversized = await openMany(200);
+    for (const socket of oversized) socket.writePartialFrame(70 * 1024, 1024);
+    const codes = await Promise.all(oversized.map(async (socket) => (await socket.closed).code));
+    expect(new Set(codes)).toEqual(new Set([1009]));
+    const afterOversized = rssOf(app.pid);
+
+    // 200 frames announcing the most allowed, 64 KiB, sent 8 KiB every 100 ms up to 56 KiB: the server
+    // holds at most 64 KiB for each (it held up to 1 MiB before).
+    const slow = await openMany(200);
+    for (const socket of slow) socket.writePartialFrame(64 * 1024, 8 * 1024);
+    let peak = 0;
+    for (let chunk = 0; chunk < 6; chunk += 1) {
+      await sleep(100);
+      for (const socket of slow) socket.writeMore(8 * 1024);
+      peak = Math.max(peak, rssOf(app.pid));
+    }
+    await sleep(300);
+    peak = Math.max(peak, rssOf(app.pid));
+    expect(slow.every((socket) => socket.isOpen)).toBe(true);
+    await Promise.all(slow.map((socket) => socket.close()));
+
+    const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+    console.log(
+      `server RSS: baseline ${mb(baseline)}; after 200 x 70 KiB frames (closed 1009) ${mb(afterOversized)} ` +
+        `(+${mb(afterOversized - baseline)}); peak with 200 slow 64 KiB frames ${mb(peak)} (+${mb(peak - baseline)})`,
+    );
+    // 200 x 64 KiB is 12.5 MiB of payload; the bound leaves room for the sockets and the allocator.
+    expect(afterOversized - baseline).toBeLessThan(32 * MiB);
+    expect(peak - baseline).toBeLessThan(64 * MiB);
+  });
+
+  it('keeps an HTTP request fast while 200 connections chat at their maximum rate (reported, loosely bounded)', async () => {
+    const probe = async () => {
+      const started = process.hrtime.bigint();
+      const res = await fetch(`${app.url}/api/v1/products?page_size=10`, {
+        headers: { Authorization: `Bearer ${account.token}` },
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const probeFor = async (ms: number) => {
+      const times: number[] = [];
+      const end = Date.now() + ms;
+      while (Date.now() < end) {
+        times.push(await probe());
+        await sleep(50);
+      }
+      times.sort((x, y) => x - y);
+      const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+      return { count: times.length, p50: at(0.5), p90: at(0.9), max: times[times.length - 1] };
+    };
+    await probeFor(1000); // warm-up
+    const idle = await probeFor(4000);
+
+    // The chatters run in a process of their own, so this one only probes.
+    const load = spawn(process.execPath, [join(__dirname, 'support/chat-load.cjs')], {
+      env: {
+        PATH: process.env.PATH,
+        URL: `${app.url.replace(/^http/, 'ws')}/api/v1/ws?token=${account.token}`,
+        COUNT: '200',
+        // WS_MESSAGES_PER_SECOND (10) each: 2000 messages offered per second.
+        INTERVAL_MS: '100',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const perSecond: number[] = [];
+    let output = '';
+    load.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const [, value] of output.matchAll(/received (\d+)\n/g)) perSecond.push(Number(value));
+      output = output.slice(output.lastIndexOf('\n') + 1);
+    });
+    let loaded: Awaited<ReturnType<typeof probeFor>>;
+    try {
+      const ready = await Promise.race([
+        new Promise<boolean>((resolve) => load.stdout.once('data', () => resolve(true))),
+        once(load, 'exit').then(() => false),
+      ]);
+      expect(ready).toBe(true);
+      await sleep(1000);
+      perSecond.length = 0;
+      loaded = await probeFor(5000);
+    } finally {
+      load.kill();
+    }
+    const deliveredPerSecond = Math.round(perSecond.reduce((x, y) => x + y, 0) / Math.max(1, perSecond.length));
+
+    const ms = (value: number) => `${value.toFixed(1)} ms`;
+    console.log(
+      `HTTP probe idle: p50 ${ms(idle.p50)}, p90 ${ms(idle.p90)}, max ${ms(idle.max)} (${idle.count} requests); ` +
+        `with 200 sockets chatting: p50 ${ms(loaded.p50)}, p90 ${ms(loaded.p90)}, max ${ms(loaded.max)} ` +
+        `(${loaded.count} requests); frames received by the chatters: ${deliveredPerSecond}/s`,
+    );
+    // Loose on purpose (a shared 2-core machine): within 3x of idle, or under a generous absolute bound.
+    expect(loaded.p50).toBeLessThan(Math.max(3 * idle.p50, 200));
+    expect(loaded.p90).toBeLessThan(Math.max(3 * idle.p90, 1000));
   });
 });
 

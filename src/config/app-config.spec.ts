@@ -49,7 +49,7 @@ describe('loadConfig', () => {
       upgradeLimit: 60,
       maxConnectionsPerUser: 5,
       maxConnectionsPerIp: 50,
-      chatMessagesPerSecond: 100,
+      chatMessagesPerSecond: 25,
       maxBufferedBytes: 1048576,
     });
     expect(config.admin).toBeNull();

@@ -317,7 +317,7 @@ export class EnvironmentVariables {
   WS_MAX_CONNECTIONS_PER_IP = 50;
 
   @IntegerVariable(1, 100_000)
-  WS_CHAT_MESSAGES_PER_SECOND = 100;
+  WS_CHAT_MESSAGES_PER_SECOND = 25;
 
   @IntegerVariable(65_536, 1_073_741_824)
   WS_MAX_BUFFERED_BYTES = 1_048_576;
