@@ -359,7 +359,9 @@ describe('realtime: frame rate limit and heartbeat', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     expect(registry.connectionsOf(alice.id)).toBe(0);
-    expect((await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'frame_flood' })).toBe(1);
+    expect((await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'frame_flood' })).toBe(
+      1,
+    );
     // Another connection is not affected.
     other.send({ type: 'ping' });
     expect((await other.next()).type).toBe('pong');
@@ -535,7 +537,8 @@ describe('realtime: memory and latency under abuse', () => {
   let dropDatabase: () => Promise<void>;
   let account: Account;
   const MiB = 1024 * 1024;
-  const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  const rssOf = (pid: number) =>
+    Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
   const openMany = (count: number) =>
     Promise.all(Array.from({ length: count }, () => TestSocket.authenticated(app, account.token)));
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -619,7 +622,7 @@ describe('realtime: memory and latency under abuse', () => {
     const idle = await probeFor(4000);
 
     // The chatters run in a process of their own, so this one only probes.
-    const load = spawn(process.execPath, [join(__dirname, 'support/chat-load.cjs')], {
+    const load = spawn(process.execPath, [join(__dirname, 'support/chat-load.mjs')], {
       env: {
         PATH: process.env.PATH,
         URL: `${app.url.replace(/^http/, 'ws')}/api/v1/ws?token=${account.token}`,
@@ -649,7 +652,9 @@ describe('realtime: memory and latency under abuse', () => {
     } finally {
       load.kill();
     }
-    const deliveredPerSecond = Math.round(perSecond.reduce((x, y) => x + y, 0) / Math.max(1, perSecond.length));
+    const deliveredPerSecond = Math.round(
+      perSecond.reduce((x, y) => x + y, 0) / Math.max(1, perSecond.length),
+    );
 
     const ms = (value: number) => `${value.toFixed(1)} ms`;
     console.log(

@@ -288,7 +288,7 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
       expect(await condition()).toBe(true);
     };
 
-    it('counts a user\'s connections on A and B together: the sixth is refused on either, the open ones stay', async () => {
+    it("counts a user's connections on A and B together: the sixth is refused on either, the open ones stay", async () => {
       const carol = await createAccount(a);
       const open = [
         await connectFrom(a, carol, randomIp()),
@@ -314,7 +314,7 @@ describe('scale-out: two instances sharing one database and one Redis', () => {
       await until(async () => (await slotsOf(`user:${carol.id}`)) === 0);
     });
 
-    it('counts an address\'s connections on A and B together (WS_MAX_CONNECTIONS_PER_IP=20)', async () => {
+    it("counts an address's connections on A and B together (WS_MAX_CONNECTIONS_PER_IP=20)", async () => {
       const ip = `198.51.100.${randomInt(1, 255)}`;
       const accounts = await Promise.all([1, 2, 3, 4, 5].map(() => createAccount(a)));
       for (let i = 0; i < 20; i += 1) await connectFrom(i % 2 === 0 ? a : b, accounts[i % 4], ip);

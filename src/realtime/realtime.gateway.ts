@@ -10,7 +10,12 @@ import {
 } from '@nestjs/websockets';
 import type { Application, Request } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { WebSocket, type RawData, type VerifyClientCallbackAsync, type WebSocketServer as WsServer } from 'ws';
+import {
+  WebSocket,
+  type RawData,
+  type VerifyClientCallbackAsync,
+  type WebSocketServer as WsServer,
+} from 'ws';
 import { AuthService } from '../auth/auth.service.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';

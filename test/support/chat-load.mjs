@@ -1,8 +1,13 @@
 // Load generator run as its own process by the realtime tests: COUNT connections to URL, each sending a chat
 // message every INTERVAL_MS. Prints "ready" once all are open, then every second the frames received.
-const { WebSocket } = require('ws');
+/* global setInterval */
+import { WebSocket } from 'ws';
 
-const [url, count, intervalMs] = [process.env.URL, Number(process.env.COUNT), Number(process.env.INTERVAL_MS)];
+const [url, count, intervalMs] = [
+  process.env.URL,
+  Number(process.env.COUNT),
+  Number(process.env.INTERVAL_MS),
+];
 const frame = JSON.stringify({ type: 'message', data: { content: 'x'.repeat(200) } });
 let received = 0;
 
