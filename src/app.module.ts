@@ -4,7 +4,8 @@ import { EventEmitterModule } from '@nestjs/event-emitter';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
-import { AuthRateLimitGuard, RateLimiter } from './common/rate-limit.js';
+import { AuthRateLimitGuard } from './common/rate-limit.js';
+import { RateLimitModule } from './common/rate-limit.module.js';
 import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
 import { RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
@@ -33,6 +34,7 @@ export class AppModule {
         ObservabilityModule,
         EventEmitterModule.forRoot(),
         RedisModule,
+        RateLimitModule,
         HealthModule,
         AuthModule,
         SessionsModule,
@@ -45,7 +47,6 @@ export class AppModule {
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'
         // rate limit, then authentication, then roles.
-        RateLimiter,
         { provide: APP_GUARD, useClass: AuthRateLimitGuard },
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: RolesGuard },

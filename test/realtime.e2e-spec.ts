@@ -1,12 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ConsoleLogger } from '@nestjs/common';
 import { once } from 'node:events';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import request from 'supertest';
 import { ConnectionRegistry } from '../src/realtime/connection-registry.js';
 import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from './support/accounts.js';
-import { startTestApp, TestApp } from './support/test-app.js';
+import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
+import { createTestDatabase, startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
-import { TestSocket } from './support/ws-client.js';
+import { scrape } from './support/metrics.js';
+import { refusedHandshake, TestSocket } from './support/ws-client.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -188,24 +193,18 @@ describe('realtime: /api/v1/ws', () => {
       expect(socket.isOpen).toBe(true);
     });
 
-    it('refuses a frame over 64 KiB with an error frame and keeps the connection open', async () => {
+    it('closes with 1009 a frame over 64 KiB as soon as its length is announced, before any of it is read', async () => {
       const socket = await connect(alice);
       const listener = await connect(bob);
-      socket.send({ type: 'message', data: { content: 'x'.repeat(64 * 1024) } });
-      expect(await socket.next()).toEqual({
-        type: 'error',
-        data: { code: 400, details: 'Frame is larger than 65536 bytes' },
-      });
-      socket.send({ type: 'message', data: { content: 'after the big one' } });
-      expect((await socket.next()).data.content).toBe('after the big one');
-      // The refused frame was not broadcast: the listener's first frame is the later message.
-      expect((await listener.next()).data.content).toBe('after the big one');
-    });
-
-    it('closes with 1009 a frame over the 1 MiB hard cap, which is never read', async () => {
-      const socket = await connect(alice);
-      socket.send(Buffer.alloc(1024 * 1024 + 1, 'x').toString());
+      // 70 KiB announced, 1 KiB sent: the server does not wait for (or buffer) the rest.
+      socket.writePartialFrame(70 * 1024, 1024);
       expect((await socket.closed).code).toBe(1009);
+      // A whole message just over the limit is refused the same way, and neither reached anyone.
+      const whole = await connect(alice);
+      whole.send({ type: 'message', data: { content: 'x'.repeat(64 * 1024) } });
+      expect((await whole.closed).code).toBe(1009);
+      listener.send({ type: 'ping' });
+      expect((await listener.next()).type).toBe('pong');
     });
   });
 
@@ -343,6 +342,32 @@ describe('realtime: frame rate limit and heartbeat', () => {
     await Promise.all([socket.close(), other.close()]);
   });
 
+  it('closes with 1008 a connection that keeps sending past the rate, after WS_RATE_WARNINGS (3) warnings', async () => {
+    const flooder = await TestSocket.authenticated(t, alice.token);
+    const other = await TestSocket.authenticated(t, bob.token);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // a fresh one-second window
+    for (let i = 0; i < 500; i += 1) flooder.send({ type: 'ping' });
+    expect(await flooder.closed).toEqual({ code: 1008, reason: 'Too many frames' });
+    // 3 pongs, 3 warnings and nothing more: not one error frame per excess frame.
+    const frames = [];
+    while (flooder.pending > 0) frames.push(await flooder.next());
+    expect(frames.map((frame) => frame.type)).toEqual(['pong', 'pong', 'pong', 'error', 'error', 'error']);
+    expect(frames[5].data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
+    // The server forgets the connection once the closing handshake is over.
+    const registry = t.app.get(ConnectionRegistry);
+    for (let i = 0; i < 100 && registry.connectionsOf(alice.id) > 0; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(registry.connectionsOf(alice.id)).toBe(0);
+    expect((await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'frame_flood' })).toBe(
+      1,
+    );
+    // Another connection is not affected.
+    other.send({ type: 'ping' });
+    expect((await other.next()).type).toBe('pong');
+    await other.close();
+  });
+
   it('terminates a connection that stops answering heartbeat pings and keeps the ones that answer', async () => {
     const silent = await TestSocket.open(t, alice.token, { autoPong: false });
     const lively = await TestSocket.authenticated(t, bob.token);
@@ -353,6 +378,296 @@ describe('realtime: frame rate limit and heartbeat', () => {
     expect(t.app.get(ConnectionRegistry).connectionsOf(alice.id)).toBe(0);
     expect(t.app.get(ConnectionRegistry).connectionsOf(bob.id)).toBe(1);
     await lively.close();
+  });
+});
+
+describe('realtime: connection limits', () => {
+  let t: TestApp;
+  const sockets: TestSocket[] = [];
+  // Each test speaks for its own client addresses (TRUST_PROXY=loopback honours X-Forwarded-For).
+  const from = (ip: string) => ({ headers: { 'X-Forwarded-For': ip } });
+  const connect = async (account: Account, ip: string) => {
+    const socket = await TestSocket.authenticated(t, account.token, from(ip));
+    sockets.push(socket);
+    return socket;
+  };
+  const open = async (account: Account, ip: string) => {
+    const socket = await TestSocket.open(t, account.token, from(ip));
+    sockets.push(socket);
+    return socket;
+  };
+  const registry = () => t.app.get(ConnectionRegistry);
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      TRUST_PROXY: 'loopback',
+      WS_MAX_CONNECTIONS_PER_USER: '2',
+      WS_MAX_CONNECTIONS_PER_IP: '3',
+      WS_UPGRADE_LIMIT: '6',
+    });
+  });
+
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses a third connection of a user (WS_MAX_CONNECTIONS_PER_USER=2) with an error frame 429 and close 4429, keeping the open ones', async () => {
+    const carol = await createAccount(t);
+    const first = await connect(carol, '192.0.2.1');
+    const second = await connect(carol, '192.0.2.2');
+    const third = await open(carol, '192.0.2.3');
+    expect(await third.next()).toEqual({
+      type: 'error',
+      data: { code: 429, details: 'Too many connections: at most 2 per user' },
+    });
+    expect(await third.closed).toEqual({ code: 4429, reason: 'Too many connections' });
+    expect(registry().connectionsOf(carol.id)).toBe(2);
+    for (const socket of [first, second]) {
+      socket.send({ type: 'ping' });
+      expect((await socket.next()).type).toBe('pong');
+    }
+    // Once one closes, the user may connect again.
+    const serverSide = [...registry().entries()].find(([, session]) => session.ip === '192.0.2.1')![0];
+    const released = once(serverSide, 'close');
+    await first.close();
+    await released;
+    await connect(carol, '192.0.2.4');
+    expect(registry().connectionsOf(carol.id)).toBe(2);
+    expect(
+      (await scrape(t.url)).value('commerce_websocket_refusals_total', { limit: 'user' }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('refuses a fourth connection from one address (WS_MAX_CONNECTIONS_PER_IP=3) whoever the user; another address is free', async () => {
+    const accounts = await Promise.all([1, 2, 3, 4].map(() => createAccount(t)));
+    for (const account of accounts.slice(0, 3)) await connect(account, '198.51.100.7');
+    const fourth = await open(accounts[3], '198.51.100.7');
+    expect(await fourth.next()).toEqual({
+      type: 'error',
+      data: { code: 429, details: 'Too many connections: at most 3 per client address' },
+    });
+    expect((await fourth.closed).code).toBe(4429);
+    expect(registry().connectionsFrom('198.51.100.7')).toBe(3);
+    expect(registry().connectionsOf(accounts[3].id)).toBe(0);
+    await connect(accounts[3], '198.51.100.8');
+    expect(registry().connectionsFrom('198.51.100.8')).toBe(1);
+  });
+
+  it('refuses handshakes past WS_UPGRADE_LIMIT per address with HTTP 429 before the upgrade, valid token or not', async () => {
+    const dave = await createAccount(t);
+    const ip = '203.0.113.9';
+    // 6 handshakes in the window: refused tokens count as much as accepted ones.
+    for (let i = 0; i < 4; i += 1) {
+      const refused = await open(dave, ip).then(async (socket) => {
+        socket.socket.close();
+        return socket.closed;
+      });
+      expect(refused.code).toBe(1005);
+    }
+    for (let i = 0; i < 2; i += 1) {
+      const anonymous = await TestSocket.open(t, 'not-a-jwt', from(ip));
+      expect((await anonymous.closed).code).toBe(4401);
+    }
+    const refused = await refusedHandshake(t, dave.token, { 'X-Forwarded-For': ip });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(JSON.parse(refused.body)).toEqual({
+      code: 429,
+      message: 'Too Many Requests',
+      data: { details: expect.stringMatching(/^Too many requests: at most 6 per 60 s, retry in \d+ s$/) },
+    });
+    expect(registry().connectionsOf(dave.id)).toBe(0);
+    // Another address is not affected.
+    await connect(dave, '203.0.113.10');
+    expect(
+      (await scrape(t.url)).value('commerce_rate_limit_refusals_total', { limit: 'websocket-upgrade' }),
+    ).toBe(1);
+  });
+});
+
+describe('realtime: a client that does not read', () => {
+  it('is cut once its unsent output passes WS_MAX_BUFFERED_BYTES; the readers keep receiving', async () => {
+    const t = await startTestApp({
+      WS_MAX_BUFFERED_BYTES: '65536',
+      WS_MESSAGES_PER_SECOND: '2000',
+      WS_CHAT_MESSAGES_PER_SECOND: '100000',
+    });
+    try {
+      const [sleeper, talker] = [await createAccount(t), await createAccount(t)];
+      const idle = await TestSocket.authenticated(t, sleeper.token);
+      const sender = await TestSocket.authenticated(t, talker.token);
+      idle.socket.pause();
+      const registry = t.app.get(ConnectionRegistry);
+      // 8 KB messages until the kernel's socket buffers are full and the server's own buffer passes the bound.
+      const content = '😀'.repeat(2000);
+      const deadline = Date.now() + 30_000;
+      let sent = 0;
+      while (registry.connectionsOf(sleeper.id) > 0 && Date.now() < deadline) {
+        for (let i = 0; i < 100; i += 1) sender.send({ type: 'message', data: { content } });
+        sent += 100;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      console.log(`non-reading client cut after ${sent} messages of 8 KB were sent`);
+      expect(registry.connectionsOf(sleeper.id)).toBe(0);
+      expect(registry.connectionsOf(talker.id)).toBe(1);
+      idle.socket.resume();
+      expect((await idle.closed).code).toBe(1006);
+      expect(
+        (await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'slow_consumer' }),
+      ).toBe(1);
+      // The sender, which reads, is still served.
+      sender.send({ type: 'ping' });
+      let frame = await sender.next();
+      while (frame.type === 'message') frame = await sender.next();
+      expect(frame.type).toBe('pong');
+      await sender.close();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/** Measured on the built service running as its own process, so the numbers are the server's alone. */
+describe('realtime: memory and latency under abuse', () => {
+  let app: AppProcess;
+  let dropDatabase: () => Promise<void>;
+  let account: Account;
+  const MiB = 1024 * 1024;
+  const rssOf = (pid: number) =>
+    Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;
+  const openMany = (count: number) =>
+    Promise.all(Array.from({ length: count }, () => TestSocket.authenticated(app, account.token)));
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  beforeAll(async () => {
+    buildService();
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
+    // The connection caps and the handshake rate are raised: this measures the frame and chat limits.
+    app = await startAppProcess({
+      DATABASE_URL: database.url,
+      WS_MAX_CONNECTIONS_PER_USER: '1000',
+      WS_MAX_CONNECTIONS_PER_IP: '1000',
+      WS_UPGRADE_LIMIT: '100000',
+      THROTTLE_LIMIT: '100000',
+      // The chatters send at exactly WS_MESSAGES_PER_SECOND; on a starved machine their frames arrive in
+      // bunches, which must not get them closed for flooding while the latency is measured.
+      WS_RATE_WARNINGS: '100',
+    });
+    account = await createAccount(app);
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await dropDatabase?.();
+  });
+
+  it('keeps memory bounded with 200 connections sending big frames slowly (maxPayload = 64 KiB)', async () => {
+    const baseline = rssOf(app.pid);
+    // 200 frames announcing 70 KiB: each connection is closed with 1009 at once, nothing is buffered.
+    const oversized = await openMany(200);
+    for (const socket of oversized) socket.writePartialFrame(70 * 1024, 1024);
+    const codes = await Promise.all(oversized.map(async (socket) => (await socket.closed).code));
+    expect(new Set(codes)).toEqual(new Set([1009]));
+    const afterOversized = rssOf(app.pid);
+
+    // 200 frames announcing the most allowed, 64 KiB, sent 8 KiB every 100 ms up to 56 KiB: the server
+    // holds at most 64 KiB for each (it held up to 1 MiB before).
+    const slow = await openMany(200);
+    for (const socket of slow) socket.writePartialFrame(64 * 1024, 8 * 1024);
+    let peak = 0;
+    for (let chunk = 0; chunk < 6; chunk += 1) {
+      await sleep(100);
+      for (const socket of slow) socket.writeMore(8 * 1024);
+      peak = Math.max(peak, rssOf(app.pid));
+    }
+    await sleep(300);
+    peak = Math.max(peak, rssOf(app.pid));
+    expect(slow.every((socket) => socket.isOpen)).toBe(true);
+    await Promise.all(slow.map((socket) => socket.close()));
+
+    const mb = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+    console.log(
+      `server RSS: baseline ${mb(baseline)}; after 200 x 70 KiB frames (closed 1009) ${mb(afterOversized)} ` +
+        `(+${mb(afterOversized - baseline)}); peak with 200 slow 64 KiB frames ${mb(peak)} (+${mb(peak - baseline)})`,
+    );
+    // 200 x 64 KiB is 12.5 MiB of payload; the bound leaves room for the sockets and the allocator.
+    expect(afterOversized - baseline).toBeLessThan(32 * MiB);
+    expect(peak - baseline).toBeLessThan(64 * MiB);
+  });
+
+  it('keeps an HTTP request fast while 200 connections chat at their maximum rate (reported, loosely bounded)', async () => {
+    const probe = async () => {
+      const started = process.hrtime.bigint();
+      const res = await fetch(`${app.url}/api/v1/products?page_size=10`, {
+        headers: { Authorization: `Bearer ${account.token}` },
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const probeFor = async (ms: number) => {
+      const times: number[] = [];
+      const end = Date.now() + ms;
+      while (Date.now() < end || times.length < 20) {
+        times.push(await probe());
+        await sleep(50);
+      }
+      times.sort((x, y) => x - y);
+      const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+      return { count: times.length, p50: at(0.5), p90: at(0.9), max: times[times.length - 1] };
+    };
+    await probeFor(1000); // warm-up
+    const idle = await probeFor(4000);
+
+    // The chatters run in a process of their own, so this one only probes.
+    const load = spawn(process.execPath, [join(__dirname, 'support/chat-load.mjs')], {
+      env: {
+        PATH: process.env.PATH,
+        URL: `${app.url.replace(/^http/, 'ws')}/api/v1/ws?token=${account.token}`,
+        COUNT: '200',
+        // WS_MESSAGES_PER_SECOND (10) each: 2000 messages offered per second.
+        INTERVAL_MS: '100',
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const perSecond: number[] = [];
+    let output = '';
+    load.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const [, value] of output.matchAll(/received (\d+)\n/g)) perSecond.push(Number(value));
+      output = output.slice(output.lastIndexOf('\n') + 1);
+    });
+    let loaded: Awaited<ReturnType<typeof probeFor>>;
+    try {
+      const ready = await Promise.race([
+        new Promise<boolean>((resolve) => load.stdout.once('data', () => resolve(true))),
+        once(load, 'exit').then(() => false),
+      ]);
+      expect(ready).toBe(true);
+      await sleep(1000);
+      perSecond.length = 0;
+      loaded = await probeFor(5000);
+    } finally {
+      load.kill();
+    }
+    const deliveredPerSecond = Math.round(
+      perSecond.reduce((x, y) => x + y, 0) / Math.max(1, perSecond.length),
+    );
+
+    const ms = (value: number) => `${value.toFixed(1)} ms`;
+    console.log(
+      `HTTP probe idle: p50 ${ms(idle.p50)}, p90 ${ms(idle.p90)}, max ${ms(idle.max)} (${idle.count} requests); ` +
+        `with 200 sockets chatting: p50 ${ms(loaded.p50)}, p90 ${ms(loaded.p90)}, max ${ms(loaded.max)} ` +
+        `(${loaded.count} requests); frames received by the chatters: ${deliveredPerSecond}/s`,
+    );
+    // Loose on purpose (a shared, often saturated 2-core machine): within 3x of idle, or under a generous
+    // absolute bound; the numbers above are the measurement.
+    expect(loaded.p50).toBeLessThan(Math.max(3 * idle.p50, 2000));
   });
 });
 

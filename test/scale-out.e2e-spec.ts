@@ -11,7 +11,7 @@ import { buildDataSourceOptions } from '../src/database/data-source-options.js';
 import { sampleFile } from './support/multipart.js';
 import { startS3Server, type S3TestServer } from './support/s3-server.js';
 import { createTestDatabase } from './support/test-app.js';
-import { TestSocket, type Frame } from './support/ws-client.js';
+import { refusedHandshake, TestSocket, type Frame } from './support/ws-client.js';
 
 // Selected by jest.config.cjs only when TEST_REDIS_URL is set (.ci/run sets it).
 const REDIS_URL = process.env.TEST_REDIS_URL as string;
@@ -61,6 +61,10 @@ describe('scale-out: two instances sharing one database, one Redis and one bucke
       THROTTLE_LIMIT: String(THROTTLE_LIMIT),
       THROTTLE_AUTH_LIMIT: '1000',
       TRUST_PROXY: 'loopback',
+      // The other tests' connections all come from 127.0.0.1; the limit tests use addresses of their own.
+      WS_MAX_CONNECTIONS_PER_USER: '5',
+      WS_MAX_CONNECTIONS_PER_IP: '20',
+      WS_UPGRADE_LIMIT: '40',
       // Both instances look for expired reservations every second; the test ages its orders by hand.
       ORDER_PENDING_TTL: '1h',
       ORDER_EXPIRY_INTERVAL: '1',
@@ -268,6 +272,84 @@ describe('scale-out: two instances sharing one database, one Redis and one bucke
     expect(await redis.pttl(`${key}:blocked`)).toBeGreaterThan(0);
     // Another client is not affected.
     await listProducts(a, '198.51.100.1').expect(200);
+  });
+
+  describe('WebSocket limits across the instances', () => {
+    const from = (ip: string) => ({ headers: { 'X-Forwarded-For': ip } });
+    const randomIp = () => `192.0.2.${randomInt(1, 255)}`;
+    const connectFrom = async (instance: AppProcess, account: Account, ip: string) => {
+      const socket = await TestSocket.authenticated(instance, account.token, from(ip));
+      sockets.push(socket);
+      return socket;
+    };
+    const expectRefused = async (instance: AppProcess, account: Account, ip: string, details: string) => {
+      const socket = await TestSocket.open(instance, account.token, from(ip));
+      expect(await socket.next()).toEqual({ type: 'error', data: { code: 429, details } });
+      expect(await socket.closed).toEqual({ code: 4429, reason: 'Too many connections' });
+    };
+    const slotsOf = (key: string) => redis.zcard(`${prefix}ws-connections:${key}`);
+    const until = async (condition: () => Promise<boolean>) => {
+      const deadline = Date.now() + 5000;
+      while (!(await condition()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await condition()).toBe(true);
+    };
+
+    it("counts a user's connections on A and B together: the sixth is refused on either, the open ones stay", async () => {
+      const carol = await createAccount(a);
+      const open = [
+        await connectFrom(a, carol, randomIp()),
+        await connectFrom(a, carol, randomIp()),
+        await connectFrom(a, carol, randomIp()),
+        await connectFrom(b, carol, randomIp()),
+        await connectFrom(b, carol, randomIp()),
+      ];
+      expect(await slotsOf(`user:${carol.id}`)).toBe(5);
+      await expectRefused(a, carol, randomIp(), 'Too many connections: at most 5 per user');
+      await expectRefused(b, carol, randomIp(), 'Too many connections: at most 5 per user');
+      expect(await slotsOf(`user:${carol.id}`)).toBe(5);
+      for (const socket of open) {
+        socket.send({ type: 'ping' });
+        expect((await socket.next()).type).toBe('pong');
+      }
+      // A connection closed on B frees its place for A.
+      await open[4].close();
+      await until(async () => (await slotsOf(`user:${carol.id}`)) === 4);
+      await connectFrom(a, carol, randomIp());
+      expect(await slotsOf(`user:${carol.id}`)).toBe(5);
+      await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+      await until(async () => (await slotsOf(`user:${carol.id}`)) === 0);
+    });
+
+    it("counts an address's connections on A and B together (WS_MAX_CONNECTIONS_PER_IP=20)", async () => {
+      const ip = `198.51.100.${randomInt(1, 255)}`;
+      const accounts = await Promise.all([1, 2, 3, 4, 5].map(() => createAccount(a)));
+      for (let i = 0; i < 20; i += 1) await connectFrom(i % 2 === 0 ? a : b, accounts[i % 4], ip);
+      expect(await slotsOf(`ip:${ip}`)).toBe(20);
+      await expectRefused(b, accounts[4], ip, 'Too many connections: at most 20 per client address');
+      await expectRefused(a, accounts[4], ip, 'Too many connections: at most 20 per client address');
+      expect(await slotsOf(`user:${accounts[4].id}`)).toBe(0);
+      await connectFrom(a, accounts[4], randomIp());
+      await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+      await until(async () => (await slotsOf(`ip:${ip}`)) === 0);
+    });
+
+    it('counts handshakes on A and B in one websocket-upgrade bucket: the 41st is refused with 429 on both', async () => {
+      const ip = `203.0.113.${randomInt(1, 255)}`;
+      for (let i = 0; i < 40; i += 1) {
+        const socket = await TestSocket.open(i % 2 === 0 ? a : b, 'not-a-jwt', from(ip));
+        expect((await socket.closed).code).toBe(4401);
+      }
+      for (const instance of [a, b]) {
+        const refused = await refusedHandshake(instance, alice.token, { 'X-Forwarded-For': ip });
+        expect(refused.status).toBe(429);
+        expect(JSON.parse(refused.body)).toMatchObject({ code: 429, message: 'Too Many Requests' });
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      expect(await redis.get(`${prefix}throttle:websocket-upgrade:${ip}`)).toBe('41');
+      // Another address still connects.
+      await connectFrom(b, alice, randomIp());
+      await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+    });
   });
 
   it('expires aged pending orders exactly once while both instances run the job every second', async () => {

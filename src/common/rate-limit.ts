@@ -17,9 +17,19 @@ export const AuthRateLimit = () => SetMetadata(AUTH_RATE_LIMIT, true);
 
 /**
  * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
- * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`.
+ * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`;
+ * `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP.
  */
-export type RateLimitBucket = 'default' | 'files' | 'auth';
+export type RateLimitBucket = 'default' | 'files' | 'auth' | 'websocket-upgrade';
+
+/** One counted hit: the bucket's limit and window, and whether this hit is refused (and for how long). */
+export interface RateLimitHit {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+  /** Seconds until the client may try again; 0 when the hit is allowed. */
+  retryAfter: number;
+}
 
 /** Headers a browser page on another origin may read (CORS `Access-Control-Expose-Headers`). */
 export const EXPOSED_HEADERS = [
@@ -64,29 +74,38 @@ export class RateLimiter {
     request: Request,
     response: Response,
   ): Promise<ThrottlerException | null> {
+    const hit = await this.count(bucket, request.ip ?? '');
+    response.setHeader('X-RateLimit-Limit', String(hit.limit));
+    response.setHeader('X-RateLimit-Remaining', String(hit.remaining));
+    response.setHeader('X-RateLimit-Reset', String(hit.resetSeconds));
+    if (hit.retryAfter === 0) return null;
+    response.setHeader('Retry-After', String(hit.retryAfter));
+    return new ThrottlerException(this.refusalDetails(hit));
+  }
+
+  /** Counts one hit of `client` (an IP) in `bucket`; a refused hit is counted in the metrics. */
+  async count(bucket: RateLimitBucket, client: string): Promise<RateLimitHit> {
     const { ttlMs } = this.config.throttle;
     const limit = this.limitOf(bucket);
-    const record = await this.storage.increment(
-      `throttle:${bucket}:${request.ip}`,
-      ttlMs,
+    const record = await this.storage.increment(`throttle:${bucket}:${client}`, ttlMs, limit, ttlMs, bucket);
+    const hit = {
       limit,
-      ttlMs,
-      bucket,
-    );
-    response.setHeader('X-RateLimit-Limit', String(limit));
-    response.setHeader('X-RateLimit-Remaining', String(Math.max(0, limit - record.totalHits)));
-    response.setHeader('X-RateLimit-Reset', String(record.timeToExpire));
-    if (!record.isBlocked) return null;
-    this.metrics.rateLimitRefusals.inc({ limit: bucket });
-    const retryAfter = Math.max(1, record.timeToBlockExpire);
-    response.setHeader('Retry-After', String(retryAfter));
-    return new ThrottlerException(
-      `Too many requests: at most ${limit} per ${Math.round(ttlMs / 1000)} s, retry in ${retryAfter} s`,
-    );
+      remaining: Math.max(0, limit - record.totalHits),
+      resetSeconds: record.timeToExpire,
+      retryAfter: record.isBlocked ? Math.max(1, record.timeToBlockExpire) : 0,
+    };
+    if (record.isBlocked) this.metrics.rateLimitRefusals.inc({ limit: bucket });
+    return hit;
+  }
+
+  refusalDetails(hit: RateLimitHit): string {
+    const windowSeconds = Math.round(this.config.throttle.ttlMs / 1000);
+    return `Too many requests: at most ${hit.limit} per ${windowSeconds} s, retry in ${hit.retryAfter} s`;
   }
 
   private limitOf(bucket: RateLimitBucket): number {
     const { limit, authLimit, filesLimit } = this.config.throttle;
+    if (bucket === 'websocket-upgrade') return this.config.ws.upgradeLimit;
     return bucket === 'auth' ? authLimit : bucket === 'files' ? filesLimit : limit;
   }
 

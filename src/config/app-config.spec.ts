@@ -42,7 +42,16 @@ describe('loadConfig', () => {
     ]);
     expect(config.redisUrl).toBeNull();
     expect(config.redisKeyPrefix).toBe('commerce:');
-    expect(config.ws).toEqual({ messagesPerSecond: 10, heartbeatMs: 30000 });
+    expect(config.ws).toEqual({
+      messagesPerSecond: 10,
+      rateWarnings: 3,
+      heartbeatMs: 30000,
+      upgradeLimit: 60,
+      maxConnectionsPerUser: 5,
+      maxConnectionsPerIp: 50,
+      chatMessagesPerSecond: 25,
+      maxBufferedBytes: 1048576,
+    });
     expect(config.admin).toBeNull();
     expect(config.migrationsRun).toBe(true);
     expect(config.paymentMethods).toEqual([
@@ -198,15 +207,36 @@ describe('loadConfig', () => {
     const config = loadConfig({
       WS_MESSAGES_PER_SECOND: '3',
       WS_HEARTBEAT_MS: '5000',
+      WS_RATE_WARNINGS: '2',
+      WS_UPGRADE_LIMIT: '20',
+      WS_MAX_CONNECTIONS_PER_USER: '2',
+      WS_MAX_CONNECTIONS_PER_IP: '10',
+      WS_CHAT_MESSAGES_PER_SECOND: '40',
+      WS_MAX_BUFFERED_BYTES: '262144',
       REDIS_KEY_PREFIX: 'shop-eu:',
     });
-    expect(config.ws).toEqual({ messagesPerSecond: 3, heartbeatMs: 5000 });
+    expect(config.ws).toEqual({
+      messagesPerSecond: 3,
+      rateWarnings: 2,
+      heartbeatMs: 5000,
+      upgradeLimit: 20,
+      maxConnectionsPerUser: 2,
+      maxConnectionsPerIp: 10,
+      chatMessagesPerSecond: 40,
+      maxBufferedBytes: 262144,
+    });
     expect(config.redisKeyPrefix).toBe('shop-eu:');
     expect(problemsOf({ WS_MESSAGES_PER_SECOND: '0' })).toContain(
       'WS_MESSAGES_PER_SECOND must be an integer from 1 to 10000 (got "0")',
     );
     expect(problemsOf({ WS_HEARTBEAT_MS: 'often' })).toContain(
       'WS_HEARTBEAT_MS must be an integer from 10 to 3600000 (got "often")',
+    );
+    expect(problemsOf({ WS_MAX_CONNECTIONS_PER_USER: '0' })).toContain(
+      'WS_MAX_CONNECTIONS_PER_USER must be an integer from 1 to 10000 (got "0")',
+    );
+    expect(problemsOf({ WS_MAX_BUFFERED_BYTES: '1024' })).toContain(
+      'WS_MAX_BUFFERED_BYTES must be an integer from 65536 to 1073741824 (got "1024")',
     );
     expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',

@@ -82,7 +82,20 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
-  ws: { messagesPerSecond: number; heartbeatMs: number };
+  ws: {
+    messagesPerSecond: number;
+    /** 429 error frames a connection gets for frames over the rate before it is closed with 1008. */
+    rateWarnings: number;
+    heartbeatMs: number;
+    /** Handshakes per client IP per THROTTLE_TTL_MS (the `websocket-upgrade` rate-limit bucket). */
+    upgradeLimit: number;
+    maxConnectionsPerUser: number;
+    maxConnectionsPerIp: number;
+    /** Chat messages per second this instance accepts from all its connections together. */
+    chatMessagesPerSecond: number;
+    /** A connection whose unsent output passes this many bytes is cut. */
+    maxBufferedBytes: number;
+  };
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
@@ -332,8 +345,26 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 10_000)
   WS_MESSAGES_PER_SECOND = 10;
 
+  @IntegerVariable(1, 100)
+  WS_RATE_WARNINGS = 3;
+
   @IntegerVariable(10, 3_600_000)
   WS_HEARTBEAT_MS = 30_000;
+
+  @IntegerVariable(1, 1_000_000)
+  WS_UPGRADE_LIMIT = 60;
+
+  @IntegerVariable(1, 10_000)
+  WS_MAX_CONNECTIONS_PER_USER = 5;
+
+  @IntegerVariable(1, 1_000_000)
+  WS_MAX_CONNECTIONS_PER_IP = 50;
+
+  @IntegerVariable(1, 100_000)
+  WS_CHAT_MESSAGES_PER_SECOND = 25;
+
+  @IntegerVariable(65_536, 1_073_741_824)
+  WS_MAX_BUFFERED_BYTES = 1_048_576;
 
   // The browser's Origin header is scheme://host[:port] exactly: anything else in the list would never match it.
   @ListVariable()
@@ -455,7 +486,16 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,
-    ws: { messagesPerSecond: variables.WS_MESSAGES_PER_SECOND, heartbeatMs: variables.WS_HEARTBEAT_MS },
+    ws: {
+      messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,
+      rateWarnings: variables.WS_RATE_WARNINGS,
+      heartbeatMs: variables.WS_HEARTBEAT_MS,
+      upgradeLimit: variables.WS_UPGRADE_LIMIT,
+      maxConnectionsPerUser: variables.WS_MAX_CONNECTIONS_PER_USER,
+      maxConnectionsPerIp: variables.WS_MAX_CONNECTIONS_PER_IP,
+      chatMessagesPerSecond: variables.WS_CHAT_MESSAGES_PER_SECOND,
+      maxBufferedBytes: variables.WS_MAX_BUFFERED_BYTES,
+    },
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),

@@ -71,9 +71,23 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly websocketRefusals = new Counter({
+    name: 'commerce_websocket_refusals_total',
+    help: 'WebSocket connections refused after authentication because a connection limit was reached',
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
+
+  readonly websocketClosures = new Counter({
+    name: 'commerce_websocket_closures_total',
+    help: 'WebSocket connections closed by the server for abuse (frame flood: 1008; unread output: cut)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly rateLimitRefusals = new Counter({
     name: 'commerce_rate_limit_refusals_total',
-    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files and auth; WebSocket frames)',
+    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files and auth; WebSocket handshakes, frames and chat)',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

@@ -1,15 +1,18 @@
 import type { OrderEventPayload } from '../orders/order-events.js';
 
-/** Largest frame a client may send; bigger ones (up to the hard cap) get an error frame. */
+/**
+ * Largest message a client may send: the ws library's `maxPayload`, so a bigger one closes the connection
+ * with 1009 as soon as its length is announced, before any of it is buffered.
+ */
 export const MAX_FRAME_BYTES = 64 * 1024;
-/** Above this the ws library itself closes the connection with 1009, without reading the frame. */
-export const HARD_MAX_FRAME_BYTES = 1024 * 1024;
 export const MAX_CONTENT_CHARS = 2000;
 /** Longer than any token the service issues. */
 export const MAX_TOKEN_CHARS = 4096;
 
-/** Close codes besides the standard ones (1001 going away, 1009 too big, 1011 server error). */
+/** Close codes besides the standard ones (1001 going away, 1008 frame flood, 1009 too big, 1011 server error). */
 export const CLOSE_UNAUTHORIZED = 4401;
+/** The user or the client IP already has as many connections as allowed. */
+export const CLOSE_TOO_MANY_CONNECTIONS = 4429;
 
 /** Channels a connection may subscribe to; `orders` (admins only) carries every user's order events. */
 export const CHANNELS = ['orders'] as const;
@@ -49,15 +52,15 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 const bad = (details: string): { error: FrameError } => ({ error: { code: 400, details } });
 
 /**
- * Reads one client frame: a JSON text object `{type, data?}` of at most 64 KiB. Unknown fields are
- * refused, as in HTTP bodies. `content` is counted in characters (code points), not UTF-16 units.
+ * Reads one client frame: a JSON text object `{type, data?}` (at most 64 KiB, which the ws library
+ * enforces). Unknown fields are refused, as in HTTP bodies. `content` is counted in characters (code
+ * points), not UTF-16 units.
  */
 export function parseClientFrame(
   raw: Buffer,
   isBinary: boolean,
 ): { frame: ClientFrame } | { error: FrameError } {
   if (isBinary) return bad('Frames must be JSON text, not binary');
-  if (raw.byteLength > MAX_FRAME_BYTES) return bad(`Frame is larger than ${MAX_FRAME_BYTES} bytes`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw.toString('utf8'));

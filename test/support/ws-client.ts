@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { TestApp } from './test-app.js';
 
@@ -35,8 +38,7 @@ export class TestSocket {
     token?: string,
     options: ClientOptions = {},
   ): Promise<TestSocket> {
-    const query = token === undefined ? '' : `?token=${encodeURIComponent(token)}`;
-    const socket = new WebSocket(`${t.url.replace(/^http/, 'ws')}/api/v1/ws${query}`, options);
+    const socket = new WebSocket(wsUrl(t, token), options);
     const client = new TestSocket(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
@@ -46,8 +48,12 @@ export class TestSocket {
   }
 
   /** Opens a connection and waits until the server has accepted it (a ping answered with pong). */
-  static async authenticated(t: Pick<TestApp, 'url'>, token: string): Promise<TestSocket> {
-    const client = await TestSocket.open(t, token);
+  static async authenticated(
+    t: Pick<TestApp, 'url'>,
+    token: string,
+    options: ClientOptions = {},
+  ): Promise<TestSocket> {
+    const client = await TestSocket.open(t, token, options);
     client.send({ type: 'ping' });
     const frame = await client.next();
     if (frame.type !== 'pong') throw new Error(`expected pong, got ${JSON.stringify(frame)}`);
@@ -86,8 +92,59 @@ export class TestSocket {
     return this.socket.readyState === WebSocket.OPEN;
   }
 
+  /**
+   * Writes, straight to the TCP connection, the header of a text frame announcing `length` bytes and the
+   * first `sent` bytes of its payload (spaces), as a client that sends a big frame slowly.
+   */
+  writePartialFrame(length: number, sent: number): void {
+    const header = Buffer.alloc(14);
+    header[0] = 0x81; // FIN, text
+    header[1] = 0x80 | 127; // masked, 64-bit length
+    header.writeBigUInt64BE(BigInt(length), 2);
+    const mask = randomBytes(4);
+    mask.copy(header, 10);
+    const payload = Buffer.alloc(sent, ' ').map((byte, i) => byte ^ mask[i % 4]);
+    this.tcp.write(Buffer.concat([header, payload]));
+  }
+
+  /** Sends more of the payload begun by writePartialFrame (its masking does not matter: it is never read). */
+  writeMore(bytes: number): void {
+    this.tcp.write(Buffer.alloc(bytes, ' '));
+  }
+
+  private get tcp(): Socket {
+    return (this.socket as unknown as { _socket: Socket })._socket;
+  }
+
   async close(): Promise<void> {
     if (this.socket.readyState !== WebSocket.CLOSED) this.socket.close();
     await this.closed;
   }
+}
+
+const wsUrl = (t: Pick<TestApp, 'url'>, token?: string) =>
+  `${t.url.replace(/^http/, 'ws')}/api/v1/ws${token === undefined ? '' : `?token=${encodeURIComponent(token)}`}`;
+
+/** Attempts a handshake that the server is expected to refuse; returns its HTTP answer. */
+export function refusedHandshake(
+  t: Pick<TestApp, 'url'>,
+  token: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl(t, token), { headers });
+    socket.on('open', () => {
+      socket.close();
+      reject(new Error('the handshake was accepted'));
+    });
+    socket.on('error', () => undefined);
+    socket.on('unexpected-response', (request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      response.on('end', () => {
+        request.destroy();
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+      });
+    });
+  });
 }
