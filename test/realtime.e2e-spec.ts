@@ -348,11 +348,15 @@ describe('realtime: frame rate limit and heartbeat', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000)); // a fresh one-second window
     for (let i = 0; i < 500; i += 1) flooder.send({ type: 'ping' });
     expect(await flooder.closed).toEqual({ code: 1008, reason: 'Too many frames' });
-    // 3 pongs, 3 warnings and nothing more: not one error frame per excess frame.
+    // 3 warnings and nothing more: not one error frame per excess frame. The pongs are 3 per one-second
+    // window; a busy machine may spread the 500 frames over two windows, so the pongs are counted loosely.
     const frames = [];
     while (flooder.pending > 0) frames.push(await flooder.next());
-    expect(frames.map((frame) => frame.type)).toEqual(['pong', 'pong', 'pong', 'error', 'error', 'error']);
-    expect(frames[5].data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
+    const types = frames.map((frame) => frame.type);
+    expect(types.filter((type) => type === 'error')).toHaveLength(3);
+    expect(types.slice(0, 3)).toEqual(['pong', 'pong', 'pong']);
+    expect(types.filter((type) => type === 'pong').length).toBeLessThanOrEqual(6);
+    expect(frames.at(-1)!.data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
     // The server forgets the connection once the closing handshake is over.
     const registry = t.app.get(ConnectionRegistry);
     for (let i = 0; i < 100 && registry.connectionsOf(alice.id) > 0; i += 1) {
