@@ -6,7 +6,7 @@ import { createTestDatabase } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
 // The default drain: long enough for the checks below even when the machine is very busy.
-const DRAIN_MS = 5000;
+const DRAIN_MS = 8000;
 
 interface Answer {
   status?: number;
