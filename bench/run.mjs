@@ -31,7 +31,15 @@ import {
   SEARCH_WORDS,
   setProductCount,
 } from './lib/seed.mjs';
-import { cpuSeconds, hasTaskset, peakRssMiB, pinSelf, resetPeakRss, startServer } from './lib/servers.mjs';
+import {
+  cpuSeconds,
+  databasePid,
+  hasTaskset,
+  peakRssMiB,
+  pinSelf,
+  resetPeakRss,
+  startServer,
+} from './lib/servers.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -156,8 +164,11 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
+const DATABASE_PID = databasePid();
+
 async function load(server, scenario, { duration, amount }) {
   const cpuBefore = server.pid === undefined ? null : cpuSeconds(server.pid);
+  const databaseCpuBefore = DATABASE_PID === null ? null : cpuSeconds(DATABASE_PID);
   const started = performance.now();
   let lastResponse = started;
   const instance = autocannon({
@@ -175,11 +186,15 @@ async function load(server, scenario, { duration, amount }) {
     Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]),
   );
   const cpuAfter = server.pid === undefined ? null : cpuSeconds(server.pid);
+  const databaseCpuAfter = DATABASE_PID === null ? null : cpuSeconds(DATABASE_PID);
+  const perRequest = (before, after) =>
+    before === null || after === null ? null : ((after - before) * 1e6) / result.requests.total;
   return {
     rps: result.requests.total / seconds,
     // CPU time of the server per request: steadier than req/s on a shared machine.
-    cpuMicros:
-      cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / result.requests.total,
+    cpuMicros: perRequest(cpuBefore, cpuAfter),
+    // The database server's CPU time per request (it serves the rest of the machine too).
+    databaseCpuMicros: perRequest(databaseCpuBefore, databaseCpuAfter),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -295,6 +310,9 @@ function summarise(scenario, servers, runs, rss) {
       p50: median(rounds.map((r) => r.p50)),
       p99: median(rounds.map((r) => r.p99)),
       cpuMicros: rounds.some((r) => r.cpuMicros === null) ? null : median(rounds.map((r) => r.cpuMicros)),
+      databaseCpuMicros: rounds.some((r) => r.databaseCpuMicros == null)
+        ? null
+        : median(rounds.map((r) => r.databaseCpuMicros)),
       non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
       errors: rounds.reduce((sum, r) => sum + r.errors, 0),
       peakRssMiB: rss[server.name],
@@ -317,12 +335,12 @@ function summarise(scenario, servers, runs, rss) {
 function printTable(results) {
   const pad = (value, width) => String(value).padStart(width);
   const lines = [
-    `${'scenario'.padEnd(8)} ${'server'.padEnd(10)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('CPU µs', 8)} ${pad('non-2xx', 8)} ${pad('RSS MiB', 8)}`,
+    `${'scenario'.padEnd(8)} ${'server'.padEnd(10)} ${pad('req/s', 9)} ${pad('p50 ms', 8)} ${pad('p99 ms', 8)} ${pad('CPU µs', 8)} ${pad('DB µs', 8)} ${pad('non-2xx', 8)} ${pad('RSS MiB', 8)}`,
   ];
   for (const result of results) {
     for (const [name, s] of Object.entries(result.servers)) {
       lines.push(
-        `${result.key.padEnd(8)} ${name.padEnd(10)} ${pad(s.rps.toFixed(0), 9)} ${pad(s.p50.toFixed(1), 8)} ${pad(s.p99.toFixed(1), 8)} ${pad(s.cpuMicros?.toFixed(0) ?? '-', 8)} ${pad(s.non2xx, 8)} ${pad(s.peakRssMiB?.toFixed(0) ?? '-', 8)}${s.exact === undefined ? '' : s.exact ? '  exact' : '  NOT EXACT'}`,
+        `${result.key.padEnd(8)} ${name.padEnd(10)} ${pad(s.rps.toFixed(0), 9)} ${pad(s.p50.toFixed(1), 8)} ${pad(s.p99.toFixed(1), 8)} ${pad(s.cpuMicros?.toFixed(0) ?? '-', 8)} ${pad(s.databaseCpuMicros?.toFixed(0) ?? '-', 8)} ${pad(s.non2xx, 8)} ${pad(s.peakRssMiB?.toFixed(0) ?? '-', 8)}${s.exact === undefined ? '' : s.exact ? '  exact' : '  NOT EXACT'}`,
       );
     }
   }
