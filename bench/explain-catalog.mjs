@@ -63,6 +63,8 @@ const statements = [
     ids('0', `${VISIBLE} AND p.category_id = 13`, 'p.created_at DESC, p.id DESC'),
   ],
   ['count, category', `SELECT COUNT(*) AS n FROM products p WHERE ${VISIBLE} AND p.category_id = 13`],
+  // The total of an unfiltered list: every page of it, by page or by cursor, counts it.
+  ['count, all visible', `SELECT COUNT(*) AS n FROM products p WHERE ${VISIBLE}`],
 ];
 
 console.log(`${n} products, ${(await connection.query('SELECT VERSION() AS v'))[0][0].v}\n`);

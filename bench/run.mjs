@@ -188,7 +188,9 @@ async function load(server, scenario, { duration, amount }) {
   const cpuAfter = server.pid === undefined ? null : cpuSeconds(server.pid);
   const databaseCpuAfter = DATABASE_PID === null ? null : cpuSeconds(DATABASE_PID);
   const perRequest = (before, after) =>
-    before === null || after === null ? null : ((after - before) * 1e6) / result.requests.total;
+    before === null || after === null || result.requests.total === 0
+      ? null
+      : ((after - before) * 1e6) / result.requests.total;
   return {
     rps: result.requests.total / seconds,
     // CPU time of the server per request: steadier than req/s on a shared machine.
@@ -320,7 +322,9 @@ function summarise(scenario, servers, runs, rss) {
       ...(scenario.hot ? { exact: rounds.every((r) => r.hot.exact) } : {}),
     };
   }
-  const ratio = (name) => (perServer.app && perServer[name] ? perServer.app.rps / perServer[name].rps : null);
+  // No ratio when a server answered nothing (a database still busy with an earlier scenario's backlog).
+  const ratio = (name) =>
+    perServer.app && perServer[name]?.rps > 0 ? perServer.app.rps / perServer[name].rps : null;
   return {
     key: scenario.key,
     title: scenario.title,

@@ -59,6 +59,8 @@ function resultsSection(report) {
     if (result.key === 'hot') {
       const exact = Object.values(result.servers).every((s) => s.exact);
       verdict = exact ? 'exact in every round, all three servers' : '**not exact**';
+    } else if (result.target !== null && result.ratioExpress === null) {
+      verdict = '**not measured**';
     } else if (result.target !== null) {
       verdict = result.ratioExpress >= result.target ? 'met' : '**missed**';
     }

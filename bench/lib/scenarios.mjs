@@ -149,13 +149,6 @@ export function scenarios(tokens) {
       build: builders.search,
     },
     {
-      key: 'search-common',
-      title: 'GET /products?search (one of the 10 commonest words)',
-      target: null,
-      connections: 32,
-      build: builders.searchCommon,
-    },
-    {
       key: 'first',
       group: 'deep',
       title: 'GET /products?page_size=20 (page 1)',
@@ -194,6 +187,15 @@ export function scenarios(tokens) {
       target: null,
       connections: 32,
       build: mixed(builders),
+    },
+    // Last: at a million products its requests outlast their rounds, and the database works off the backlog
+    // for minutes after, which would slow every later scenario of all three servers.
+    {
+      key: 'search-common',
+      title: 'GET /products?search (one of the 10 commonest words)',
+      target: null,
+      connections: 32,
+      build: builders.searchCommon,
     },
   ];
 }
