@@ -4,6 +4,7 @@
 // The statements are the service's (src/products/product-list.query.ts) for a user, with typical values.
 import mysql from 'mysql2/promise';
 import { performance } from 'node:perf_hooks';
+import { COMMON_WORDS, SEARCH_WORDS } from './lib/seed.mjs';
 
 const url = process.env.BENCH_DATABASE_URL ?? 'mysql://commerce:commerce@127.0.0.1:3306/commerce_bench';
 const VISIBLE = 'p.deleted_at IS NULL AND p.is_active = 1';
@@ -15,13 +16,21 @@ const connection = await mysql.createConnection({ uri: url });
 const [[{ n }]] = await connection.query('SELECT COUNT(*) AS n FROM products');
 const deep = Math.min(5000, Math.floor(n / 20)) * 20 - 20;
 
+// Words of the seeded vocabulary (most frequent first): the commonest, one of median frequency, a rare one.
+const common = COMMON_WORDS[0];
+const median = SEARCH_WORDS[2000];
+const rare = SEARCH_WORDS[3999];
+const search = (title, terms) => [
+  [`search ${title}: page`, ids(match(terms), `${match(terms)} AND ${VISIBLE}`, 'score DESC, p.id ASC')],
+  [`search ${title}: count`, `SELECT COUNT(*) AS n FROM products p WHERE ${match(terms)} AND ${VISIBLE}`],
+];
+
 const statements = [
-  ['search `lamp`: page', ids(match('+lamp*'), `${match('+lamp*')} AND ${VISIBLE}`, 'score DESC, p.id ASC')],
-  ['search `lamp`: count', `SELECT COUNT(*) AS n FROM products p WHERE ${match('+lamp*')} AND ${VISIBLE}`],
-  [
-    'search `smart lamp`: page',
-    ids(match('+smart +lamp*'), `${match('+smart +lamp*')} AND ${VISIBLE}`, 'score DESC, p.id ASC'),
-  ],
+  ...search(`\`${median}\` (median word)`, `+${median}*`),
+  ...search(`\`${rare}\` (rare word)`, `+${rare}*`),
+  ...search(`\`${common}\` (commonest word)`, `+${common}*`),
+  ...search(`\`${median.slice(0, 3)}\` (prefix)`, `+${median.slice(0, 3)}*`),
+  ...search(`\`${common} ${median}\``, `+${common} +${median}*`),
   ['search `zzzz`: page', ids(match('+zzzz*'), `${match('+zzzz*')} AND ${VISIBLE}`, 'score DESC, p.id ASC')],
   [
     'search `tv` (short word): page',
@@ -54,22 +63,27 @@ const statements = [
     ids('0', `${VISIBLE} AND p.category_id = 13`, 'p.created_at DESC, p.id DESC'),
   ],
   ['count, category', `SELECT COUNT(*) AS n FROM products p WHERE ${VISIBLE} AND p.category_id = 13`],
+  // The total of an unfiltered list: every page of it, by page or by cursor, counts it.
+  ['count, all visible', `SELECT COUNT(*) AS n FROM products p WHERE ${VISIBLE}`],
 ];
 
 console.log(`${n} products, ${(await connection.query('SELECT VERSION() AS v'))[0][0].v}\n`);
-console.log('| Statement | type | key | rows (estimate) | Extra | median ms |');
-console.log('| --- | --- | --- | --- | --- | --- |');
+console.log('| Statement | type | key | rows (estimate) | Extra | result | median ms |');
+console.log('| --- | --- | --- | --- | --- | --- | --- |');
 for (const [title, sql] of statements) {
   const [[plan]] = await connection.query(`EXPLAIN ${sql}`);
   const times = [];
+  let result;
   for (let i = 0; i < 5; i++) {
     const start = performance.now();
-    await connection.query(sql);
+    [result] = await connection.query(sql);
     times.push(performance.now() - start);
   }
+  // A count's number, or how many rows a page statement returned.
+  const returned = result[0]?.n ?? `${result.length} rows`;
   times.sort((a, b) => a - b);
   console.log(
-    `| ${title} | ${plan.type} | ${plan.key ?? '-'} | ${plan.rows} | ${plan.Extra ?? ''} | ${times[2].toFixed(1)} |`,
+    `| ${title} | ${plan.type} | ${plan.key ?? '-'} | ${plan.rows} | ${plan.Extra ?? ''} | ${returned} | ${times[2].toFixed(1)} |`,
   );
 }
 await connection.end();

@@ -26,32 +26,74 @@ const BATCH = 2000;
 /** Products per INSERT: about 0.8 MB of SQL, well under the default max_allowed_packet (16 MiB). */
 const PRODUCT_BATCH = 5000;
 const BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const ADJECTIVES = [
-  'Classic',
-  'Compact',
-  'Deluxe',
-  'Eco',
-  'Heavy',
-  'Light',
-  'Modern',
-  'Rustic',
-  'Smart',
-  'Vintage',
-];
-const NOUNS = [
-  'Mug',
-  'Lamp',
-  'Chair',
-  'Kettle',
-  'Backpack',
-  'Notebook',
-  'Jacket',
-  'Speaker',
-  'Blender',
-  'Towel',
-];
-/** The words of the seeded names and descriptions the search scenario looks for. */
-export const SEARCH_WORDS = [...ADJECTIVES, ...NOUNS].map((word) => word.toLowerCase());
+/**
+ * The catalogue's vocabulary: 4 000 made-up words of 4-7 letters (consonant-vowel syllables, so none is an
+ * English word or one of InnoDB's stopwords), drawn for names and descriptions with Zipf-Mandelbrot frequencies
+ * (the word of rank r with weight 1 / (r + 10)): a few words are common, most are rare, as in a real catalogue.
+ * Each product has 3 words in its name and 8 in its description. What a word matches is in docs/benchmarks.md.
+ */
+const VOCABULARY_SIZE = 4000;
+const ZIPF_OFFSET = 10;
+const NAME_WORDS = 3;
+const DESCRIPTION_WORDS = 8;
+const CONSONANTS = 'bcdfghjklmnprstvz';
+const VOWELS = 'aeiou';
+
+function vocabulary() {
+  const random = prng(7);
+  const letter = (letters) => letters[Math.floor(random() * letters.length)];
+  const words = new Set();
+  while (words.size < VOCABULARY_SIZE) {
+    let word = '';
+    for (let syllables = 2 + Math.floor(random() * 2); syllables > 0; syllables--) {
+      word += letter(CONSONANTS) + letter(VOWELS);
+    }
+    if (random() < 0.5) word += letter(CONSONANTS);
+    words.add(word);
+  }
+  return [...words];
+}
+
+/** The vocabulary, most frequent first: the search scenario draws from it. */
+export const SEARCH_WORDS = vocabulary();
+/** The ten most frequent words (each in 9-16 % of the products): the common-word search scenario. */
+export const COMMON_WORDS = SEARCH_WORDS.slice(0, 10);
+
+const cumulativeWeights = new Float64Array(VOCABULARY_SIZE);
+for (let rank = 0, sum = 0; rank < VOCABULARY_SIZE; rank++) {
+  sum += 1 / (rank + 1 + ZIPF_OFFSET);
+  cumulativeWeights[rank] = sum;
+}
+
+/** A word drawn with the vocabulary's frequencies (binary search of the cumulative weights). */
+function zipfWord(random) {
+  const target = random() * cumulativeWeights[VOCABULARY_SIZE - 1];
+  let low = 0;
+  let high = VOCABULARY_SIZE - 1;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (cumulativeWeights[middle] < target) low = middle + 1;
+    else high = middle;
+  }
+  return SEARCH_WORDS[low];
+}
+
+function words(random, count) {
+  return Array.from({ length: count }, () => zipfWord(random));
+}
+
+const capitalised = (word) => word[0].toUpperCase() + word.slice(1);
+
+/** The name and description of product `id`; `random` is the seeding's generator. */
+export function productText(random, id) {
+  const name = `${words(random, NAME_WORDS).map(capitalised).join(' ')} ${id}`;
+  const description = `${capitalised(words(random, DESCRIPTION_WORDS).join(' '))}.`;
+  return { name, description };
+}
+
+/** The generator of the product rows, and the name of product 1 (to tell a data set of this vocabulary). */
+export const PRODUCT_SEED = 20261123;
+const FIRST_PRODUCT_NAME = productText(prng(PRODUCT_SEED), 1).name;
 const STATES = [
   ['pending', 'pending'],
   ['paid', 'paid'],
@@ -62,7 +104,7 @@ const STATES = [
 const SEED_DATE = Date.UTC(2026, 9, 1);
 
 /** A small deterministic generator, so every seeding gives the same rows. */
-function prng(seed) {
+export function prng(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -104,7 +146,9 @@ async function isSeeded(connection) {
     (await count(connection, 'SELECT COUNT(*) AS n FROM products')) === DATA_SET.products &&
     (await count(connection, `SELECT COUNT(*) AS n FROM orders WHERE id <= ${DATA_SET.orders}`)) ===
       DATA_SET.orders &&
-    (await count(connection, 'SELECT COUNT(DISTINCT category_id) AS n FROM products')) === DATA_SET.categories
+    (await count(connection, 'SELECT COUNT(DISTINCT category_id) AS n FROM products')) ===
+      DATA_SET.categories &&
+    (await connection.query('SELECT name FROM products WHERE id = 1'))[0][0]?.name === FIRST_PRODUCT_NAME
   );
 }
 
@@ -181,19 +225,19 @@ async function seed(connection, log) {
     'created_at',
     'updated_at',
   ];
+  const productRandom = prng(PRODUCT_SEED);
   let inFlight = Promise.resolve();
   for (let start = 1; start <= DATA_SET.products; start += PRODUCT_BATCH) {
     const batch = [];
     for (let i = start; i < Math.min(start + PRODUCT_BATCH, DATA_SET.products + 1); i++) {
-      const adjective = ADJECTIVES[Math.floor(random() * ADJECTIVES.length)];
-      const noun = NOUNS[Math.floor(random() * NOUNS.length)];
-      names[i] = `${adjective} ${noun} ${i}`;
+      const { name, description } = productText(productRandom, i);
+      names[i] = name;
       prices[i] = 100 + Math.floor(random() * 99_900);
       const created = date(i * 1000);
       batch.push([
         i,
-        names[i],
-        `${adjective} ${noun.toLowerCase()} for everyday use: sturdy, easy to clean and covered by a two-year warranty.`,
+        name,
+        description,
         prices[i],
         INITIAL_STOCK,
         ((i - 1) % DATA_SET.categories) + 1,

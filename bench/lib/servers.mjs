@@ -1,6 +1,6 @@
 // Starting, watching and stopping the servers under test, each pinned to one core when taskset exists.
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -102,6 +102,23 @@ export function peakRssMiB(pid) {
 }
 
 const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * The pid of the database server when it runs on this machine (mariadbd or mysqld), else null. Its CPU time
+ * includes whatever else uses the database meanwhile.
+ */
+export function databasePid() {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim();
+      if (name === 'mariadbd' || name === 'mysqld') return Number(entry);
+    } catch {
+      // a process that ended meanwhile
+    }
+  }
+  return null;
+}
 
 /** CPU time (user + system) the process has used so far, in seconds, or null where /proc is not available. */
 export function cpuSeconds(pid) {
