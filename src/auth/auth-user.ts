@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import type { Request } from 'express';
-import type { Role } from '../users/user.entity.js';
+import type { Role } from '../users/user-accounts.js';
 
 /** The authenticated caller, as loaded for each request from the token's subject and session. */
 export interface AuthUser {

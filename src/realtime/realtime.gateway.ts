@@ -9,7 +9,7 @@ import {
 } from '@nestjs/websockets';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket, type RawData, type WebSocketServer as WsServer } from 'ws';
-import { AuthService } from '../auth/auth.service.js';
+import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { Metrics } from '../observability/metrics.js';
@@ -46,7 +46,7 @@ export class RealtimeGateway
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly auth: AuthService,
+    private readonly auth: TokenAuthenticator,
     private readonly registry: ConnectionRegistry,
     private readonly fanout: RealtimeFanout,
     private readonly metrics: Metrics,
