@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
 import { fieldError } from '../common/validation.js';
@@ -197,16 +197,16 @@ export class OrdersService implements OrderHistory {
   }
 
   async get(id: number, actor: AuthUser): Promise<OrderDetailResponseDto> {
-    const admin = actor.role === 'admin';
+    // Owner or admin, hidden: someone else's order is as not found as a missing one.
+    const { userId } = ownedBy(actor);
+    const admin = userId === undefined;
     const qb = this.orders
       .createQueryBuilder('o')
       .leftJoinAndSelect('o.items', 'i')
       .where('o.id = :id', { id })
       .orderBy('i.id', 'ASC');
-    if (!admin) qb.andWhere('o.userId = :userId', { userId: actor.id });
-    else {
-      joinAccountSummary(qb.withDeleted(), 'o.user', 'o.userId');
-    }
+    if (!admin) qb.andWhere('o.userId = :userId', { userId });
+    else joinAccountSummary(qb.withDeleted(), 'o.user', 'o.userId');
     const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
     return {

@@ -1,11 +1,11 @@
-import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EntityManager, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { fieldError } from '../common/validation.js';
@@ -16,7 +16,7 @@ import type { UploadResultDto } from './dto/upload-result.dto.js';
 import { detectFileType, mimeOfExtension, SNIFF_BYTES, type FileType } from './file-type.js';
 import type { UploadHolds } from './upload-holds.js';
 import { Upload } from './upload.entity.js';
-import { mayDelete, orphanCutoff, QUOTA_WINDOW_MS, uploadLimit } from './upload-rules.js';
+import { orphanCutoff, QUOTA_WINDOW_MS, uploadLimit } from './upload-rules.js';
 import { isStoredPathFormat, newStoredPath, sanitiseOriginalName } from './upload-names.js';
 import { PendingObject, UploadStorage } from './upload-storage.js';
 
@@ -176,9 +176,10 @@ export class UploadService implements UploadHolds {
     await this.transactions.run('delete upload', async (manager) => {
       const upload = await this.lockRow(manager, path);
       if (upload === null) throw new NotFoundException('No uploaded file at this path');
-      if (!mayDelete(upload.ownerId, actor)) {
-        throw new ForbiddenException('Only the owner of an upload or an admin may delete it');
-      }
+      assertOwnerOrAdmin(actor, upload.ownerId, {
+        hide: false,
+        forbidden: 'Only the owner of an upload or an admin may delete it',
+      });
       if (!(await this.deleteRowIfUnused(manager, path))) {
         const product = await manager
           .createQueryBuilder()

@@ -9,14 +9,14 @@ import {
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { Paginated } from '../common/envelope.js';
-import { FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
+import { FieldError, ValidationFailedException } from '../common/validation.js';
 import { containsPattern, LIKE_ESCAPE, SearchPageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import { isUniqueViolation } from '../database/errors.js';
+import { throwUniqueViolationAs400 } from '../database/errors.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { UserSessions } from '../sessions/user-sessions.js';
@@ -89,9 +89,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       await this.transactions.run('create user', (manager) => manager.insert(User, user));
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
-      if (isUniqueViolation(error))
-        throw fieldError('username', 'unique', 'username or email is already taken');
-      throw error;
+      throwUniqueViolationAs400(error, 'username', 'username or email is already taken');
     }
     return this.users.findOneByOrFail({ id: user.id });
   }
@@ -196,7 +194,5 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
 }
 
 function assertSelfOrAdmin(id: number, actor: AuthUser): void {
-  if (actor.role !== 'admin' && actor.id !== id) {
-    throw new ForbiddenException('You may only access your own user record');
-  }
+  assertOwnerOrAdmin(actor, id, { hide: false, forbidden: 'You may only access your own user record' });
 }
