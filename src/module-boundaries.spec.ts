@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { OrderHistory } from '../src/orders/order-history.js';
 import { ProductCatalog } from '../src/products/product-catalog.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -12,17 +13,6 @@ describe('module facades', () => {
   let t: TestApp;
   let admin: Account;
   let buyer: Account;
-
-  const placeOrder = (account: Account, productId: number) =>
-    request(t.url)
-      .post('/api/v1/orders')
-      .auth(account.token, { type: 'bearer' })
-      .send({
-        items: [{ product_id: productId, quantity: 1 }],
-        shipping_address: '1 Main St',
-        payment_method: 'credit_card',
-      })
-      .expect(201);
 
   beforeAll(async () => {
     t = await startTestApp(ADMIN_ENV);
@@ -38,7 +28,7 @@ describe('module facades', () => {
     const untouched = await createProduct(t, admin.token);
     expect(await orders.hasOrdered(buyer.id, product.id)).toBe(false);
 
-    const placed = (await placeOrder(buyer, product.id)).body.data;
+    const placed = (await placeOrder(t, buyer.token, [[product.id, 1]]).expect(201)).body.data;
     expect(await orders.hasOrdered(buyer.id, product.id)).toBe(true);
     expect(await orders.hasOrdered(buyer.id, untouched.id)).toBe(false);
     expect(await orders.hasOrdered(admin.id, product.id)).toBe(false);

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import mysql from 'mysql2/promise';
-import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
+import { placeOrder as placeOrderOf } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { createTestDatabase } from './support/test-app.js';
 
@@ -103,15 +103,8 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT (the built service as a proce
     await dropDatabase?.();
   });
 
-  const placeOrder = (headers: Record<string, string>) => {
-    const req = request(app.url).post('/api/v1/orders').auth(buyer.token, { type: 'bearer' });
-    for (const [name, value] of Object.entries(headers)) req.set(name, value);
-    return req.send({
-      items: [{ product_id: productId, quantity: 2 }],
-      shipping_address: '1 Main St',
-      payment_method: 'credit_card',
-    });
-  };
+  const placeOrder = (headers: Record<string, string>) =>
+    placeOrderOf(app, buyer.token, [[productId, 2]], { headers });
 
   /** The service's JSON log entry of one request, found by its request id (written as the response ends). */
   const requestLogEntry = async (requestId: string) => {

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { ForbiddenException, NotFoundException } from '@nestjs/common';
 import { assertOwnerOrAdmin, ownedBy } from './auth-user.js';
 
