@@ -22,6 +22,7 @@ const paths = {
   test: `test/${name}.e2e-spec.ts`,
   docs: `docs/modules/${name}.md`,
   appModule: 'src/app.module.ts',
+  boundaries: 'module-boundaries.mjs',
   entities: 'src/database/entities.ts',
   migrations: 'src/database/migrations/index.ts',
 };
@@ -79,6 +80,7 @@ function generateModule() {
   write(`${paths.folder}/dto/${n.singular}.dto.ts`, dtoFile(n));
   write(`${paths.folder}/${n.plural}.service.ts`, serviceFile(n));
   write(`${paths.folder}/${n.plural}.controller.ts`, controllerFile(n));
+  write(`${paths.folder}/${n.singular}-lookup.ts`, facadeFile(n));
   write(`${paths.folder}/${n.plural}.module.ts`, moduleFile(n));
   write(migration.file, migrationFile(n, migration.class));
   write(paths.test, testFile(n));
@@ -99,8 +101,10 @@ function generateModule() {
     `import { ${migration.class} } from './${stamp}-create-${n.plural}.js';`,
     (text) => insertInArray(text, /export const migrations.*= \[/, migration.class),
   );
+  registerBoundary(n);
   format([
     paths.folder,
+    paths.boundaries,
     migration.file,
     paths.test,
     paths.docs,
@@ -125,12 +129,28 @@ function removeModule() {
   if (existsSync(docsDir) && readdirSync(docsDir).length === 0) rmdirSync(docsDir);
   unregister(paths.appModule, `${n.Plural}Module`);
   unregister(paths.entities, n.Singular);
+  write(
+    paths.boundaries,
+    read(paths.boundaries)
+      .split('\n')
+      .filter((line) => !line.startsWith(`  '${n.plural}': `) && !line.startsWith(`  ${n.plural}: `))
+      .join('\n'),
+  );
   for (const file of migrations) {
     rmSync(join(root, 'src/database/migrations', file), { force: true });
     unregister(paths.migrations, `Create${n.Plural}${file.split('-')[0]}`);
   }
-  format([paths.appModule, paths.entities, paths.migrations]);
+  format([paths.boundaries, paths.appModule, paths.entities, paths.migrations]);
   console.log(`Removed module ${name} and its registrations.`);
+}
+
+/** Lists the module's public surface (its module and facade files) for the boundary lint rule. */
+function registerBoundary(n) {
+  const text = read(paths.boundaries);
+  const end = text.indexOf('\n};', text.indexOf('export const publicSurface = {'));
+  if (end === -1) fail(`cannot find publicSurface in ${paths.boundaries}`);
+  const entry = `\n  '${n.plural}': ['${n.plural}.module', '${n.singular}-lookup'],`;
+  write(paths.boundaries, text.slice(0, end) + entry + text.slice(end));
 }
 
 /** Adds the import after the file's last import and the symbol at the end of the array opened by `opening`. */
@@ -248,9 +268,10 @@ import {
   Update${n.Singular}Dto,
 } from './dto/${n.singular}.dto.js';
 import { ${n.Singular} } from './${n.singular}.entity.js';
+import type { ${n.Singular}Lookup } from './${n.singular}-lookup.js';
 
 @Injectable()
-export class ${n.Plural}Service {
+export class ${n.Plural}Service implements ${n.Singular}Lookup {
   constructor(
     @InjectRepository(${n.Singular}) private readonly ${n.pluralCamel}: Repository<${n.Singular}>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -271,6 +292,10 @@ export class ${n.Plural}Service {
 
   async get(id: number): Promise<${n.Singular}ResponseDto> {
     return to${n.Singular}Response(await this.findOrFail(id));
+  }
+
+  async assertExists(id: number): Promise<void> {
+    await this.findOrFail(id);
   }
 
   async update(id: number, dto: Update${n.Singular}Dto): Promise<${n.Singular}ResponseDto> {
@@ -369,17 +394,29 @@ export class ${n.Plural}Controller {
 `;
 }
 
+function facadeFile(n) {
+  return `/** What other modules may ask of the ${n.plural} module (bound to ${n.Plural}Service in ${n.Plural}Module). */
+export abstract class ${n.Singular}Lookup {
+  /** 404 unless the ${n.word} exists. */
+  abstract assertExists(id: number): Promise<void>;
+}
+`;
+}
+
 function moduleFile(n) {
   return `import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ${n.Singular} } from './${n.singular}.entity.js';
 import { ${n.Plural}Controller } from './${n.plural}.controller.js';
+import { ${n.Singular}Lookup } from './${n.singular}-lookup.js';
 import { ${n.Plural}Service } from './${n.plural}.service.js';
 
+/** Other modules import this module and inject ${n.Singular}Lookup, its public surface (docs/extending.md). */
 @Module({
   imports: [TypeOrmModule.forFeature([${n.Singular}])],
   controllers: [${n.Plural}Controller],
-  providers: [${n.Plural}Service],
+  providers: [${n.Plural}Service, { provide: ${n.Singular}Lookup, useExisting: ${n.Plural}Service }],
+  exports: [${n.Singular}Lookup],
 })
 export class ${n.Plural}Module {}
 `;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { MariaDbServer } from './support/mariadb-server.js';
+import { placeOrder as placeOrderOf } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -47,15 +48,7 @@ describe('frozen database: bounded waits and recovery', () => {
   });
 
   const listProducts = () => request(t.url).get('/api/v1/products').auth(customer.token, { type: 'bearer' });
-  const placeOrder = () =>
-    request(t.url)
-      .post('/api/v1/orders')
-      .auth(customer.token, { type: 'bearer' })
-      .send({
-        items: [{ product_id: productId, quantity: 1 }],
-        shipping_address: '1 Main St',
-        payment_method: 'credit_card',
-      });
+  const placeOrder = () => placeOrderOf(t, customer.token, [[productId, 1]]);
   const stockAndOrders = async () => {
     const [product] = await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [productId]);
     const [orders] = await t.dataSource.query('SELECT COUNT(*) AS n FROM orders');

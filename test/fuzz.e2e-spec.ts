@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { Agent, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { ADMIN_ENV, Account, createAccount, loginAdmin } from './support/accounts.js';
+import { concurrentClient } from './support/http.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -13,7 +14,7 @@ interface Answer {
   body: string;
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+const agent = concurrentClient(4);
 
 function send(t: TestApp, method: string, path: string, body: string | null, token: string | null) {
   return new Promise<Answer>((resolve, reject) => {

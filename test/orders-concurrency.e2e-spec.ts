@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Agent } from 'node:http';
-import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { concurrentClient } from './support/http.js';
+import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -9,21 +9,11 @@ describe('orders under concurrency', () => {
   let t: TestApp;
   let admin: Account;
   let buyers: Account[];
-  // Enough sockets for every request to be in flight at once. A fresh agent per test: a keep-alive socket left
-  // idle by the previous test can be closed by the server (keepAliveTimeout) just as it is reused, which a busy
-  // machine turns into an ECONNRESET.
-  let agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Enough sockets for every request to be in flight at once; a fresh client per test.
+  let agent = concurrentClient();
 
   const order = (account: Account, items: Array<[number, number]>) =>
-    request(t.url)
-      .post('/api/v1/orders')
-      .agent(agent)
-      .auth(account.token, { type: 'bearer' })
-      .send({
-        items: items.map(([product_id, quantity]) => ({ product_id, quantity })),
-        shipping_address: 'Somewhere 1',
-        payment_method: 'paypal',
-      });
+    placeOrder(t, account.token, items, { agent });
   const stockOf = async (id: number) =>
     Number((await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [id]))[0].stock);
   const orderedQuantity = async (id: number) =>
@@ -52,7 +42,7 @@ describe('orders under concurrency', () => {
 
   beforeEach(() => {
     agent.destroy();
-    agent = new Agent({ keepAlive: true, maxSockets: 256 });
+    agent = concurrentClient();
   });
 
   afterAll(async () => {

@@ -3,6 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
 import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { orderBody, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -31,22 +32,14 @@ describe('orders', () => {
   const orderCount = async () => Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM orders'))[0].n);
   const itemCount = async () =>
     Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM order_items'))[0].n);
-  const placeOrder = (account: Account, body: object, key?: string) => {
-    const req = api().post('/api/v1/orders').auth(account.token, { type: 'bearer' });
-    if (key !== undefined) req.set('Idempotency-Key', key);
-    return req.send(body);
-  };
+  const placeOrder = (account: Account, body: object, key?: string) =>
+    postOrder(t, account.token, body, { idempotencyKey: key });
   const ownerOf = (account: Account) => ({
     id: account.id,
     username: account.username,
     email: `${account.username}@example.com`,
   });
-  const order = (items: Array<[number, number]>, extra: object = {}) => ({
-    items: items.map(([product_id, quantity]) => ({ product_id, quantity })),
-    shipping_address: '1 Main St',
-    payment_method: 'credit_card',
-    ...extra,
-  });
+  const order = orderBody;
 
   beforeAll(async () => {
     t = await startTestApp(ADMIN_ENV);

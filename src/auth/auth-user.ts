@@ -1,6 +1,12 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import {
+  createParamDecorator,
+  ExecutionContext,
+  ForbiddenException,
+  NotFoundException,
+  SetMetadata,
+} from '@nestjs/common';
 import type { Request } from 'express';
-import type { Role } from '../users/user.entity.js';
+import type { Role } from '../users/user-accounts.js';
 
 /** The authenticated caller, as loaded for each request from the token's subject and session. */
 export interface AuthUser {
@@ -25,6 +31,28 @@ export const ROLES_KEY = 'roles';
 
 /** Restricts a route to the given roles (checked after authentication). */
 export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
+
+/**
+ * The owner-or-admin rule, stated once (docs/api.md, "Owner or admin"): the resource's owner and admins pass.
+ * Anyone else gets 404, the answer for a missing resource, where whether it exists is the owner's business
+ * (`hide: true`: orders); 403 where its existence is not secret (`hide: false`: user records, uploads).
+ */
+export function assertOwnerOrAdmin(
+  actor: Pick<AuthUser, 'id' | 'role'>,
+  ownerId: number,
+  refusal: { hide: true; notFound: string } | { hide: false; forbidden: string },
+): void {
+  if (actor.role === 'admin' || actor.id === ownerId) return;
+  throw refusal.hide ? new NotFoundException(refusal.notFound) : new ForbiddenException(refusal.forbidden);
+}
+
+/**
+ * The same rule for a query that loads the resource (`hide: true`): the condition limiting a caller who is not
+ * an admin to their own rows, so someone else's resource is not found.
+ */
+export function ownedBy(actor: Pick<AuthUser, 'id' | 'role'>): { userId?: number } {
+  return actor.role === 'admin' ? {} : { userId: actor.id };
+}
 
 /** Injects the authenticated caller into a handler parameter. */
 export const CurrentUser = createParamDecorator(

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
 import { AuthRateLimit } from '../common/rate-limit.js';
-import type { ClientInfo } from '../sessions/sessions.service.js';
+import type { ClientInfo } from '../sessions/user-sessions.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
 import { AuthUser, CurrentUser, RequestClient } from './auth-user.js';
 import { AuthService } from './auth.service.js';

@@ -11,6 +11,7 @@ import { AuthService } from './auth.service.js';
 import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
 import { LoginFailures } from './login-failures.js';
 import { MeController } from './me.controller.js';
+import { TokenAuthenticator } from './token-authenticator.js';
 
 const jwtKeyProvider = {
   provide: JWT_KEY,
@@ -34,7 +35,13 @@ const jwtKeyProvider = {
     }),
   ],
   controllers: [AuthController, MeController],
-  providers: [AuthService, JwtStrategy, LoginFailures, jwtKeyProvider],
-  exports: [AuthService],
+  providers: [
+    AuthService,
+    { provide: TokenAuthenticator, useExisting: AuthService },
+    JwtStrategy,
+    LoginFailures,
+    jwtKeyProvider,
+  ],
+  exports: [TokenAuthenticator],
 })
 export class AuthModule {}

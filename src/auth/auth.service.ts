@@ -3,15 +3,16 @@ import { JwtService } from '@nestjs/jwt';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
-import { type ClientInfo, type IssuedSession, SessionsService } from '../sessions/sessions.service.js';
+import { type ClientInfo, type IssuedSession, UserSessions } from '../sessions/user-sessions.js';
 import { toUserResponse, UserResponseDto } from '../users/dto/user-response.dto.js';
-import { UsersService } from '../users/users.service.js';
+import { UserAccounts } from '../users/user-accounts.js';
 import type { AuthUser, TokenClaims } from './auth-user.js';
 import type { ChangePasswordDto } from './dto/change-password.dto.js';
 import type { LoginDto, LoginResponseDto, TokensDto } from './dto/login.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
 import { LoginFailures } from './login-failures.js';
 import { PasswordHasher } from './password-hasher.js';
+import { type Authenticated, TokenAuthenticator } from './token-authenticator.js';
 
 const BAD_CREDENTIALS = 'Invalid username or password';
 const INVALID_CLAIMS = 'Invalid token claims';
@@ -19,17 +20,11 @@ const INVALID_CLAIMS = 'Invalid token claims';
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A caller authenticated by a raw token, with the moment that token expires (ms since the epoch). */
-export interface Authenticated {
-  user: AuthUser;
-  expiresAt: number;
-}
-
 @Injectable()
-export class AuthService {
+export class AuthService implements TokenAuthenticator {
   constructor(
-    private readonly users: UsersService,
-    private readonly sessions: SessionsService,
+    private readonly users: UserAccounts,
+    private readonly sessions: UserSessions,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
     private readonly failures: LoginFailures,

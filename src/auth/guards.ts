@@ -13,7 +13,7 @@ import { CATALOG_READ, IS_PUBLIC } from '../common/public.decorator.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { AuthUser, ROLES_KEY } from './auth-user.js';
-import type { Role } from '../users/user.entity.js';
+import type { Role } from '../users/user-accounts.js';
 
 /**
  * Global guard: every route needs a valid bearer token unless marked @Public(), or @CatalogRead() with

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Put, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
-import { UsersService } from '../users/users.service.js';
+import { UserAccounts } from '../users/user-accounts.js';
 import { AuthUser, CurrentUser } from './auth-user.js';
 import { AuthService } from './auth.service.js';
 import { ChangePasswordDto } from './dto/change-password.dto.js';
@@ -13,7 +13,7 @@ import { LoginLockGuard } from './login-lock.guard.js';
 @Controller('me')
 export class MeController {
   constructor(
-    private readonly users: UsersService,
+    private readonly users: UserAccounts,
     private readonly auth: AuthService,
   ) {}
 

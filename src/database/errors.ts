@@ -1,3 +1,5 @@
+import { fieldError } from '../common/validation.js';
+
 /** True for a unique-index violation on SQLite or MySQL/MariaDB. */
 export function isUniqueViolation(error: unknown): boolean {
   const code =
@@ -6,6 +8,15 @@ export function isUniqueViolation(error: unknown): boolean {
   return (
     code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
   );
+}
+
+/**
+ * Turns a unique-index violation into the 400 of a taken value (rule `unique`, naming `field`); rethrows any
+ * other error. For the race a read-before-insert cannot close: the index decides, the caller gets a 400.
+ */
+export function throwUniqueViolationAs400(error: unknown, field: string, message: string): never {
+  if (isUniqueViolation(error)) throw fieldError(field, 'unique', message);
+  throw error;
 }
 
 /** True for errors worth retrying the whole transaction for (deadlock, lock wait, busy database). */

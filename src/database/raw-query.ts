@@ -19,3 +19,8 @@ export async function insertRow(manager: EntityManager, sql: string, parameters:
   const raw = result.raw as { insertId?: number | string } | number | bigint;
   return Number(typeof raw === 'object' ? raw.insertId : raw);
 }
+
+/** `?, ?, ?` for a statement with `count` positional parameters. */
+export function placeholders(count: number): string {
+  return new Array<string>(count).fill('?').join(', ');
+}

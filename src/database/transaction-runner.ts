@@ -16,6 +16,12 @@ export interface LockRetry {
   code: string;
 }
 
+/**
+ * The transaction a unit of work runs in. A module takes part in another module's unit of work by receiving it
+ * as the first argument of a facade method (`reserveStock(tx, items)`) and running every query through it.
+ */
+export type Tx = EntityManager;
+
 type LockRetryListener = (retry: LockRetry) => void;
 
 /** Listeners of every runner in the process: how the test suite sees retries of any app it started. */

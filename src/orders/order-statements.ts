@@ -1,4 +1,4 @@
-import { placeholders } from '../products/product-statements.js';
+import { placeholders } from '../database/raw-query.js';
 
 /**
  * The statements of placing an order, written out once instead of built by TypeORM per call (see

@@ -1,6 +1,6 @@
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { Timestamped } from '../database/timestamped.js';
-import type { User } from '../users/user.entity.js';
+import type { AccountSummary } from '../users/user-accounts.js';
 import { OrderItem } from './order-item.entity.js';
 import type { OrderStatus, PaymentStatus } from './order-status.js';
 
@@ -46,5 +46,5 @@ export class Order extends Timestamped {
   items: Relation<OrderItem[]>;
 
   /** The owner, when a query joins it in (`leftJoinAndMapOne`); not a column. */
-  user?: Pick<User, 'id' | 'username' | 'email'>;
+  user?: AccountSummary;
 }

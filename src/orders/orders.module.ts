@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ProductsModule } from '../products/products.module.js';
 import { AdminOrdersController } from './admin-orders.controller.js';
 import { OrderExpiry } from './order-expiry.js';
+import { OrderHistory } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
 import { Order } from './order.entity.js';
 import { OrdersController } from './orders.controller.js';
@@ -12,7 +13,7 @@ import { PaymentMethodsController } from './payment-methods.controller.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
   controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
-  providers: [OrdersService, OrderExpiry],
-  exports: [OrdersService],
+  providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],
+  exports: [OrderHistory],
 })
 export class OrdersModule {}

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
 import { fieldError } from '../common/validation.js';
@@ -12,10 +12,14 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { insertRow } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { Metrics } from '../observability/metrics.js';
-import { InsufficientStockException, ProductsService, StockRequest } from '../products/products.service.js';
-import { User } from '../users/user.entity.js';
+import {
+  InsufficientStockException,
+  ProductCatalog,
+  type StockRequest,
+} from '../products/product-catalog.js';
+import { joinAccountSummary } from '../users/user-accounts.js';
 import {
   AdminOrderListQueryDto,
   AdminOrderResponseDto,
@@ -40,6 +44,7 @@ import { ORDER_CREATED, ORDER_UPDATED, OrderEventPayload } from './order-events.
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState } from './order-status.js';
+import { OrderHistory } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -52,10 +57,10 @@ export interface CreatedOrder {
 }
 
 @Injectable()
-export class OrdersService {
+export class OrdersService implements OrderHistory {
   constructor(
     @InjectRepository(Order) private readonly orders: Repository<Order>,
-    private readonly products: ProductsService,
+    private readonly products: ProductCatalog,
     private readonly transactions: TransactionRunner,
     private readonly events: EventEmitter2,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -158,11 +163,8 @@ export class OrdersService {
    */
   async listAll(query: AdminOrderListQueryDto): Promise<Paginated<AdminOrderResponseDto>> {
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
-    const qb = this.orders
-      .createQueryBuilder('o')
-      .withDeleted()
-      .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
-      .select(['o', 'u.id', 'u.username', 'u.email']);
+    const qb = this.orders.createQueryBuilder('o').withDeleted();
+    const ownerColumns = joinAccountSummary(qb, 'o.user', 'o.userId');
     if (query.user_id !== undefined) qb.andWhere('o.userId = :userId', { userId: query.user_id });
     if (query.status !== undefined) qb.andWhere('o.status = :status', { status: query.status });
     if (query.payment_status !== undefined) {
@@ -174,7 +176,7 @@ export class OrdersService {
     if (query.created_to !== undefined) qb.andWhere('o.createdAt < :to', { to: new Date(query.created_to) });
     if (query.search !== undefined && query.search !== '') {
       qb.andWhere(
-        ['o.orderNumber', 'u.username', 'u.email']
+        ['o.orderNumber', ...ownerColumns]
           .map((column) => `${column} LIKE :pattern ESCAPE '${LIKE_ESCAPE}'`)
           .join(' OR '),
         { pattern: containsPattern(query.search) },
@@ -195,18 +197,16 @@ export class OrdersService {
   }
 
   async get(id: number, actor: AuthUser): Promise<OrderDetailResponseDto> {
-    const admin = actor.role === 'admin';
+    // Owner or admin, hidden: someone else's order is as not found as a missing one.
+    const { userId } = ownedBy(actor);
+    const admin = userId === undefined;
     const qb = this.orders
       .createQueryBuilder('o')
       .leftJoinAndSelect('o.items', 'i')
       .where('o.id = :id', { id })
       .orderBy('i.id', 'ASC');
-    if (!admin) qb.andWhere('o.userId = :userId', { userId: actor.id });
-    else {
-      qb.withDeleted()
-        .leftJoinAndMapOne('o.user', User, 'u', 'u.id = o.userId')
-        .addSelect(['u.id', 'u.username', 'u.email']);
-    }
+    if (!admin) qb.andWhere('o.userId = :userId', { userId });
+    else joinAccountSummary(qb.withDeleted(), 'o.user', 'o.userId');
     const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
     return {
@@ -302,18 +302,28 @@ export class OrdersService {
     }
   }
 
-  /**
-   * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion).
-   * Returns the cancelled orders, to announce with `announceUpdated` after the commit.
-   */
-  async cancelPendingOf(manager: EntityManager, userId: number): Promise<Order[]> {
-    const pending = await manager.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
+  async cancelPendingOf(tx: Tx, userId: number): Promise<Order[]> {
+    const pending = await tx.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
     const cancelled: Order[] = [];
     for (const { id } of pending) {
-      const order = await this.cancelIf(manager, { id, userId, status: 'pending' });
+      const order = await this.cancelIf(tx, { id, userId, status: 'pending' });
       if (order !== null) cancelled.push(order);
     }
     return cancelled;
+  }
+
+  async hasOrdered(userId: number, productId: number): Promise<boolean> {
+    return this.orders
+      .createQueryBuilder('o')
+      .innerJoin('o.items', 'i')
+      .where('o.userId = :userId AND i.productId = :productId', { userId, productId })
+      .andWhere("o.status <> 'cancelled'")
+      .getExists();
+  }
+
+  async ownerOf(orderId: number): Promise<number | null> {
+    const order = await this.orders.findOne({ select: { id: true, userId: true }, where: { id: orderId } });
+    return order?.userId ?? null;
   }
 
   async announceUpdated(orders: Order[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { dateFromRow } from '../database/timestamps.js';
+import { placeholders } from '../database/raw-query.js';
 import type { Product } from './product.entity.js';
 
 /**
@@ -30,10 +31,6 @@ export function namesAndPricesOf(count: number): string {
   namesAndPrices[count] ??=
     `SELECT id, name, price_cents FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
   return namesAndPrices[count];
-}
-
-export function placeholders(count: number): string {
-  return new Array<string>(count).fill('?').join(', ');
 }
 
 export interface ProductRow {

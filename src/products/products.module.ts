@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { UploadModule } from '../upload/upload.module.js';
+import { ProductCatalog } from './product-catalog.js';
 import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
 import { ProductListQuery } from './product-list.query.js';
@@ -9,7 +10,7 @@ import { ProductsService } from './products.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Product]), UploadModule],
   controllers: [ProductsController],
-  providers: [ProductsService, ProductListQuery],
-  exports: [ProductsService],
+  providers: [ProductsService, { provide: ProductCatalog, useExisting: ProductsService }, ProductListQuery],
+  exports: [ProductCatalog],
 })
 export class ProductsModule {}

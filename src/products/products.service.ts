@@ -9,8 +9,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
-import { UploadService } from '../upload/upload.service.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { UploadHolds } from '../upload/upload-holds.js';
 import {
   CreateProductDto,
   ProductListQueryDto,
@@ -20,6 +20,12 @@ import {
   toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import {
+  InsufficientStockException,
+  ProductCatalog,
+  type ReservedProduct,
+  type StockRequest,
+} from './product-catalog.js';
 import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
 import {
@@ -50,32 +56,13 @@ function isSqlTimestamp(value: unknown): value is string {
   return typeof value === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(value);
 }
 
-/** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
-export class InsufficientStockException extends ValidationFailedException {
-  constructor(message: string) {
-    super([{ field: 'items', rule: 'stock', message }]);
-  }
-}
-
-export interface StockRequest {
-  productId: number;
-  quantity: number;
-}
-
-/** What an order keeps of a product at the moment it took the stock. */
-export interface ReservedProduct {
-  id: number;
-  name: string;
-  priceCents: number;
-}
-
 @Injectable()
-export class ProductsService {
+export class ProductsService implements ProductCatalog {
   constructor(
     @InjectRepository(Product) private readonly products: Repository<Product>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
-    private readonly uploads: UploadService,
+    private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
   ) {}
 
@@ -176,22 +163,18 @@ export class ProductsService {
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
   }
 
-  /**
-   * Takes stock for an order inside the caller's transaction, one conditional UPDATE per product in
-   * ascending id order (so concurrent orders lock rows in the same order). Throws 400 naming the
-   * first product that is missing, inactive or short, and the caller's transaction rolls back.
-   */
-  async reserveStock(
-    manager: EntityManager,
-    requests: StockRequest[],
-  ): Promise<Map<number, ReservedProduct>> {
+  async assertVisible(productId: number, actor: AuthUser | undefined): Promise<void> {
+    await this.findOrFail(productId, actor?.role === 'admin');
+  }
+
+  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>> {
     const sorted = [...requests].sort((a, b) => a.productId - b.productId);
     const now = sqlDatetime(new Date());
     for (const { productId, quantity } of sorted) {
-      const taken = await changedRows(manager, TAKE_STOCK, [quantity, now, productId, quantity]);
-      if (taken === 0) throw await this.whyNotReservable(manager, productId, quantity);
+      const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
+      if (taken === 0) throw await this.whyNotReservable(tx, productId, quantity);
     }
-    const rows: Array<{ id: number; name: string; price_cents: number }> = await manager.query(
+    const rows: Array<{ id: number; name: string; price_cents: number }> = await tx.query(
       namesAndPricesOf(sorted.length),
       sorted.map((request) => request.productId),
     );
@@ -203,12 +186,11 @@ export class ProductsService {
     );
   }
 
-  /** Gives stock back (a cancelled order) inside the caller's transaction, even to inactive or deleted products. */
-  async releaseStock(manager: EntityManager, requests: StockRequest[]): Promise<void> {
+  async releaseStock(tx: Tx, requests: StockRequest[]): Promise<void> {
     const sorted = [...requests].sort((a, b) => a.productId - b.productId);
     const now = sqlDatetime(new Date());
     for (const { productId, quantity } of sorted) {
-      await changedRows(manager, GIVE_STOCK_BACK, [quantity, now, productId]);
+      await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
     }
   }
 

@@ -16,7 +16,7 @@ import {
   type VerifyClientCallbackAsync,
   type WebSocketServer as WsServer,
 } from 'ws';
-import { AuthService } from '../auth/auth.service.js';
+import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -65,7 +65,7 @@ export class RealtimeGateway
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly auth: AuthService,
+    private readonly auth: TokenAuthenticator,
     private readonly registry: ConnectionRegistry,
     private readonly fanout: RealtimeFanout,
     private readonly metrics: Metrics,

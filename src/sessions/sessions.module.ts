@@ -4,11 +4,12 @@ import { SessionPurge } from './session-purge.js';
 import { Session } from './session.entity.js';
 import { SessionsController } from './sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
+import { UserSessions } from './user-sessions.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Session])],
   controllers: [SessionsController],
-  providers: [SessionsService, SessionPurge],
-  exports: [SessionsService],
+  providers: [SessionsService, { provide: UserSessions, useExisting: SessionsService }, SessionPurge],
+  exports: [UserSessions],
 })
 export class SessionsModule {}

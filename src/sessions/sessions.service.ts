@@ -2,17 +2,18 @@ import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@n
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { EntityManager, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { PageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { sqlDatetime } from '../database/timestamps.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { SessionResponseDto, toSessionResponse } from './dto/session.dto.js';
 import { SESSIONS_REVOKED, type SessionsRevokedEvent } from './session-events.js';
 import { Session } from './session.entity.js';
+import { type ClientInfo, type IssuedSession, UserSessions } from './user-sessions.js';
 
 /**
  * The per-request authentication: the caller if the token's session is live and its user active, in one
@@ -28,17 +29,6 @@ const REFRESH_TOKEN = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
 
-export interface ClientInfo {
-  userAgent: string;
-  ip: string;
-}
-
-export interface IssuedSession {
-  session: Session;
-  user: AuthUser;
-  refreshToken: string;
-}
-
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 function newSecret(): { secret: string; hash: string } {
@@ -47,7 +37,7 @@ function newSecret(): { secret: string; hash: string } {
 }
 
 @Injectable()
-export class SessionsService {
+export class SessionsService implements UserSessions {
   constructor(
     @InjectRepository(Session) private readonly sessions: Repository<Session>,
     private readonly transactions: TransactionRunner,
@@ -185,8 +175,8 @@ export class SessionsService {
    * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction; the caller
    * calls announceRevoked() once it has committed. Returns how many were revoked.
    */
-  async revokeAll(manager: EntityManager, userId: number, exceptSessionId: string | null): Promise<number> {
-    const update = manager
+  async revokeAll(tx: Tx, userId: number, exceptSessionId: string | null): Promise<number> {
+    const update = tx
       .createQueryBuilder()
       .update(Session)
       .set({ revokedAt: new Date() })

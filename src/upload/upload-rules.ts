@@ -1,5 +1,3 @@
-import type { AuthUser } from '../auth/auth-user.js';
-
 /** The window of UPLOAD_QUOTA_BYTES: what a user uploaded in the last 24 hours. */
 export const QUOTA_WINDOW_MS = 86_400_000;
 
@@ -14,11 +12,6 @@ export function uploadLimit(maxBytes: number, quotaBytes: number, used: number):
   const left = quotaBytes - used;
   if (left <= 0) return null;
   return left < maxBytes ? { bytes: left, cutBy: 'quota' } : { bytes: maxBytes, cutBy: 'maxBytes' };
-}
-
-/** The owner and admins may delete an upload; nobody else. */
-export function mayDelete(ownerId: number, actor: Pick<AuthUser, 'id' | 'role'>): boolean {
-  return ownerId === actor.id || actor.role === 'admin';
 }
 
 /** Uploads created at or before this instant are old enough to be removed when no product uses them. */

@@ -5,16 +5,17 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { OrphanUploadRemoval } from './orphan-upload-removal.js';
 import { UploadController } from './upload.controller.js';
 import { Upload } from './upload.entity.js';
+import { UploadHolds } from './upload-holds.js';
 import { UploadService } from './upload.service.js';
 import { S3UploadStorage } from './s3-upload-storage.js';
 import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
 
-/** Exports UploadService, whose `holdForProduct()` tells a product write whether a path is a stored upload. */
 @Module({
   imports: [TypeOrmModule.forFeature([Upload])],
   controllers: [UploadController],
   providers: [
     UploadService,
+    { provide: UploadHolds, useExisting: UploadService },
     OrphanUploadRemoval,
     {
       provide: UploadStorage,
@@ -29,6 +30,6 @@ import { LocalDiskStorage, UploadStorage } from './upload-storage.js';
       },
     },
   ],
-  exports: [UploadService],
+  exports: [UploadHolds],
 })
 export class UploadModule {}

@@ -1,21 +1,22 @@
-import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { finished, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { EntityManager, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { fieldError } from '../common/validation.js';
 import { forUpdate } from '../database/row-locks.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
-import { User } from '../users/user.entity.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { lockAccount } from '../users/user-accounts.js';
 import type { UploadResultDto } from './dto/upload-result.dto.js';
 import { detectFileType, mimeOfExtension, SNIFF_BYTES, type FileType } from './file-type.js';
+import type { UploadHolds } from './upload-holds.js';
 import { Upload } from './upload.entity.js';
-import { mayDelete, orphanCutoff, QUOTA_WINDOW_MS, uploadLimit } from './upload-rules.js';
+import { orphanCutoff, QUOTA_WINDOW_MS, uploadLimit } from './upload-rules.js';
 import { isStoredPathFormat, newStoredPath, sanitiseOriginalName } from './upload-names.js';
 import { PendingObject, UploadStorage } from './upload-storage.js';
 
@@ -47,7 +48,7 @@ const NOT_A_PRODUCT_IMAGE =
   'NOT EXISTS (SELECT 1 FROM products p WHERE p.image = :path AND p.deleted_at IS NULL)';
 
 @Injectable()
-export class UploadService {
+export class UploadService implements UploadHolds {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly storage: UploadStorage,
@@ -160,15 +161,9 @@ export class UploadService {
     });
   }
 
-  /**
-   * Whether `path` names a stored upload, checked inside the transaction of a product write that makes it
-   * the product's image. Its row stays locked until that transaction ends, so a removal of the file (which
-   * locks the row first) either finished before, and the file is gone, or waits and then sees the product.
-   * A file stored before the uploads table has no row; it is never removed, so its presence is enough.
-   */
-  async holdForProduct(manager: EntityManager, path: string): Promise<boolean> {
+  async holdForProduct(tx: Tx, path: string): Promise<boolean> {
     if (this.servableType(path) === null) return false;
-    await this.lockRow(manager, path);
+    await this.lockRow(tx, path);
     return this.storage.exists(path);
   }
 
@@ -181,9 +176,10 @@ export class UploadService {
     await this.transactions.run('delete upload', async (manager) => {
       const upload = await this.lockRow(manager, path);
       if (upload === null) throw new NotFoundException('No uploaded file at this path');
-      if (!mayDelete(upload.ownerId, actor)) {
-        throw new ForbiddenException('Only the owner of an upload or an admin may delete it');
-      }
+      assertOwnerOrAdmin(actor, upload.ownerId, {
+        hide: false,
+        forbidden: 'Only the owner of an upload or an admin may delete it',
+      });
       if (!(await this.deleteRowIfUnused(manager, path))) {
         const product = await manager
           .createQueryBuilder()
@@ -292,15 +288,7 @@ export class UploadService {
     let committed = false;
     try {
       await this.transactions.run('record upload', async (manager) => {
-        await forUpdate(
-          manager
-            .getRepository(User)
-            .createQueryBuilder('user')
-            .select('user.id')
-            .where('user.id = :ownerId', {
-              ownerId,
-            }),
-        ).getOne();
+        await lockAccount(manager, ownerId);
         const used = await this.usedQuota(manager, ownerId);
         if (used + result.size > this.config.upload.quotaBytes) throw this.quotaExceeded(used);
         // Once only: a retried transaction (after a deadlock) finds the object already in place.

@@ -1,8 +1,6 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { SoftDeletable } from '../database/timestamped.js';
-
-export const ROLES = ['user', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from './user-accounts.js';
 
 @Entity('users')
 export class User extends SoftDeletable {

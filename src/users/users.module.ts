@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { UserAccounts } from './user-accounts.js';
 import { User } from './user.entity.js';
 import { UsersController } from './users.controller.js';
 import { UsersService } from './users.service.js';
@@ -10,7 +11,7 @@ import { UsersService } from './users.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([User]), SessionsModule, OrdersModule],
   controllers: [UsersController],
-  providers: [UsersService, PasswordHasher],
-  exports: [UsersService, PasswordHasher],
+  providers: [UsersService, { provide: UserAccounts, useExisting: UsersService }, PasswordHasher],
+  exports: [UserAccounts, PasswordHasher],
 })
 export class UsersModule {}

@@ -8,33 +8,33 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, IsNull, Repository } from 'typeorm';
-import type { AuthUser } from '../auth/auth-user.js';
+import { IsNull, Repository } from 'typeorm';
+import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
-import type { RegisterDto } from '../auth/dto/register.dto.js';
 import { Paginated } from '../common/envelope.js';
-import { FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
+import { FieldError, ValidationFailedException } from '../common/validation.js';
 import { containsPattern, LIKE_ESCAPE, SearchPageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import { isUniqueViolation } from '../database/errors.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
-import { OrdersService } from '../orders/orders.service.js';
-import { SessionsService } from '../sessions/sessions.service.js';
+import { throwUniqueViolationAs400 } from '../database/errors.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { OrderHistory } from '../orders/order-history.js';
+import { UserSessions } from '../sessions/user-sessions.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
 import type { UpdateUserDto } from './dto/update-user.dto.js';
-import { Role, User } from './user.entity.js';
+import { type NewAccount, type Role, UserAccounts } from './user-accounts.js';
+import { User } from './user.entity.js';
 
 @Injectable()
-export class UsersService implements OnApplicationBootstrap {
+export class UsersService implements UserAccounts, OnApplicationBootstrap {
   private readonly logger = new Logger(UsersService.name);
 
   constructor(
     @InjectRepository(User) private readonly users: Repository<User>,
     private readonly hasher: PasswordHasher,
     private readonly transactions: TransactionRunner,
-    private readonly sessions: SessionsService,
-    private readonly orders: OrdersService,
+    private readonly sessions: UserSessions,
+    private readonly orders: OrderHistory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -52,11 +52,11 @@ export class UsersService implements OnApplicationBootstrap {
     }
   }
 
-  async register(dto: RegisterDto): Promise<User> {
+  async register(dto: NewAccount): Promise<User> {
     return this.insert(dto, 'user');
   }
 
-  private async insert(dto: RegisterDto, role: Role): Promise<User> {
+  private async insert(dto: NewAccount, role: Role): Promise<User> {
     // Soft-deleted accounts keep their username and email: a name is never handed to someone else.
     const taken = await this.users
       .createQueryBuilder('u')
@@ -89,9 +89,7 @@ export class UsersService implements OnApplicationBootstrap {
       await this.transactions.run('create user', (manager) => manager.insert(User, user));
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
-      if (isUniqueViolation(error))
-        throw fieldError('username', 'unique', 'username or email is already taken');
-      throw error;
+      throwUniqueViolationAs400(error, 'username', 'username or email is already taken');
     }
     return this.users.findOneByOrFail({ id: user.id });
   }
@@ -115,8 +113,8 @@ export class UsersService implements OnApplicationBootstrap {
     return user?.passwordHash ?? null;
   }
 
-  async setPasswordHash(manager: EntityManager, id: number, passwordHash: string): Promise<void> {
-    await manager.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
+  async setPasswordHash(tx: Tx, id: number, passwordHash: string): Promise<void> {
+    await tx.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
   }
 
   async list(query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
@@ -196,7 +194,5 @@ export class UsersService implements OnApplicationBootstrap {
 }
 
 function assertSelfOrAdmin(id: number, actor: AuthUser): void {
-  if (actor.role !== 'admin' && actor.id !== id) {
-    throw new ForbiddenException('You may only access your own user record');
-  }
+  assertOwnerOrAdmin(actor, id, { hide: false, forbidden: 'You may only access your own user record' });
 }

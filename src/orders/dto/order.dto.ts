@@ -16,7 +16,7 @@ import {
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination.js';
 import { ToInteger } from '../../common/query-transforms.js';
-import type { User } from '../../users/user.entity.js';
+import type { AccountSummary } from '../../users/user-accounts.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
@@ -178,7 +178,7 @@ export class OrderDetailResponseDto extends OrderResponseDto {
   user?: OrderOwnerDto;
 }
 
-export function toOrderOwner(user: Pick<User, 'id' | 'username' | 'email'>): OrderOwnerDto {
+export function toOrderOwner(user: AccountSummary): OrderOwnerDto {
   return { id: user.id, username: user.username, email: user.email };
 }
 

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { IsBoolean, IsIn } from 'class-validator';
 import { RegisterDto } from '../../auth/dto/register.dto.js';
-import { ROLES, type Role } from '../user.entity.js';
+import { ROLES, type Role } from '../user-accounts.js';
 import { Optional } from '../../common/validation.js';
 
 /** PUT /users/{id}: the profile fields of registration, all optional; `role` and `is_active` only for admins. */

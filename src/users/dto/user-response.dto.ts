@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ROLES, type Role, type User } from '../user.entity.js';
+import { ROLES, type Role } from '../user-accounts.js';
+import type { User } from '../user.entity.js';
 
 /** A user as the API shows it; phone and address only where `withContact` (register, detail, update). */
 export class UserResponseDto {

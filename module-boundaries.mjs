@@ -1,0 +1,40 @@
+// Each domain module's public surface: the only files of its folder that another domain module may import
+// (paths under src/<domain>/, without `.ts`). Everything else there (entities, services, repositories,
+// statements, private helpers) is the module's own. eslint.config.mjs turns this into no-restricted-imports
+// rules; docs/extending.md#module-boundaries explains it; `npm run generate:module` adds and removes entries.
+export const publicSurface = {
+  auth: ['auth.module', 'auth-user', 'guards', 'password-hasher', 'token-authenticator', 'dto/register.dto'],
+  users: ['users.module', 'user-accounts', 'dto/user-response.dto'],
+  products: ['products.module', 'product-catalog'],
+  orders: ['orders.module', 'order-history', 'order-events'],
+  upload: ['upload.module', 'upload-holds'],
+  sessions: ['sessions.module', 'user-sessions', 'session-events'],
+  realtime: ['realtime.module'],
+};
+
+// Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).
+const escape = (text) => text.replaceAll('.', '\\.');
+
+/** One eslint config entry per domain folder: importing another domain's private files is an error. */
+export function moduleBoundaries() {
+  const domains = Object.keys(publicSurface);
+  return domains.map((domain) => ({
+    files: [`src/${domain}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: domains
+            .filter((other) => other !== domain)
+            .map((other) => ({
+              regex: `^(\\.\\./)+${escape(other)}/(?!(${publicSurface[other].map(escape).join('|')})\\.js$)`,
+              message:
+                `${domain} may use the ${other} module only through its public surface ` +
+                `(${publicSurface[other].map((file) => `src/${other}/${file}.ts`).join(', ')}); ` +
+                'see docs/extending.md#module-boundaries.',
+            })),
+        },
+      ],
+    },
+  }));
+}
