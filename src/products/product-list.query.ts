@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { CursorPosition } from '../common/pagination.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
-import { Product } from './product.entity.js';
+import { productFromRow, type ProductRow } from './product-statements.js';
 
 /** What a product list filters on; `search` is already split into words (searchWords). */
 export interface ProductListFilter {
@@ -38,46 +38,13 @@ const SORT_COLUMNS: Record<string, string> = {
 const COLUMNS =
   'p.id, p.name, p.description, p.price_cents, p.stock, p.category_id, p.image, p.is_active, p.created_at, p.updated_at';
 
-interface ProductRow {
-  id: number;
-  name: string;
-  description: string;
-  price_cents: number;
-  stock: number;
-  category_id: number;
-  image: string;
-  is_active: number | boolean;
-  created_at: Date | string;
-  updated_at: Date | string;
-}
-
 /** The words of a search: runs of letters (with their combining marks), digits and `_`; all else separates them. */
 export function searchWords(search: string): string[] {
   return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
 }
 
-/** A DATETIME as mysql2 gives it (a Date) or as SQLite stores it (`2026-11-22 08:00:00.000`, UTC). */
-function toDate(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`);
-}
-
-/** A row of the fixed SQL in the entity's terms, for the one mapping to the response. */
-function toProduct(row: ProductRow): ProductResponseDto {
-  return toProductResponse(
-    Object.assign(new Product(), {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      priceCents: row.price_cents,
-      stock: row.stock,
-      categoryId: row.category_id,
-      image: row.image,
-      isActive: Boolean(row.is_active),
-      createdAt: toDate(row.created_at),
-      updatedAt: toDate(row.updated_at),
-    }),
-  );
-}
+/** A row of the fixed SQL as the response, through the same mapping as a product read. */
+const toProduct = (row: ProductRow): ProductResponseDto => toProductResponse(productFromRow(row));
 
 /** The FROM, WHERE and relevance of a filter, in one dialect. */
 interface FilterSql {
