@@ -485,7 +485,18 @@ async function main() {
   }
 
   const db = await mysql.createConnection({ uri: databaseUrl });
-  const [[{ version }]] = await db.query('SELECT VERSION() AS version');
+  const [[{ version, bufferPool }]] = await db.query(
+    'SELECT VERSION() AS version, @@innodb_buffer_pool_size AS bufferPool',
+  );
+  const [[{ dataBytes }]] = await db.query(
+    'SELECT SUM(data_length + index_length) AS dataBytes FROM information_schema.tables WHERE table_schema = DATABASE()',
+  );
+  const mib = (bytes) => Math.round(Number(bytes) / 2 ** 20);
+  const database = `${version} (innodb_buffer_pool_size ${mib(bufferPool)} MiB, the data set's tables and indexes ${mib(dataBytes)} MiB)`;
+  // A pool smaller than the data set measures the disk and the page cache, not the queries.
+  if (Number(bufferPool) < Number(dataBytes)) {
+    log(`Warning: innodb_buffer_pool_size is smaller than the data set: ${database}`);
+  }
   const servers = [];
   try {
     log('Starting the service and the baselines');
@@ -552,7 +563,7 @@ async function main() {
       date: new Date().toISOString(),
       command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
       options,
-      machine: machine(version, taskset),
+      machine: machine(database, taskset),
       dataSet: DATA_SET,
       poolSize: Number(poolSize),
       // One-minute load average before and after: other work on the machine shows here.

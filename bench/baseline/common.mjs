@@ -237,6 +237,9 @@ export function createHandlers(config, pool) {
   }
 
   let minTokenSize;
+  /** List totals per filter: { generation, total, countedAt }, least recently used first. */
+  const totals = new Map();
+  const TOTALS_TTL_MS = 60_000;
 
   /** The service's search condition on MySQL (product-list.query.ts): MATCH for indexed words, REGEXP for short ones. */
   async function searchSql(search, where, params) {
@@ -308,21 +311,39 @@ export function createHandlers(config, pool) {
     const keyset = after === undefined ? '' : ' AND p.id > ?';
     const offset = after === undefined ? (page - 1) * pageSize : 0;
     const order = sort === 'relevance' ? 'score DESC, p.id ASC' : 'p.id ASC';
+    // A search by page counts its matches in the page's statement, as the service does on MySQL.
+    const countMatches = searching && after === undefined;
     // Deferred join, as the service: the page's ids from the index, then those rows only.
     const [rows] = await pool.query(
-      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM products p INNER JOIN (` +
-        `SELECT p.id AS id, ${score} AS score FROM products p WHERE ${filter}${keyset} ` +
+      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
+        `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} FROM products p WHERE ${filter}${keyset} ` +
         `ORDER BY ${order} LIMIT ? OFFSET ?) page ON page.id = p.id ` +
         `ORDER BY ${sort === 'relevance' ? 'page.score DESC, p.id ASC' : order}`,
       [...scoreParams, ...params, ...(after === undefined ? [] : [after]), pageSize + 1, offset],
     );
     const more = rows.length > pageSize;
     if (more) rows.pop();
-    // The count only when it cannot be told from the page (as the service decides).
+    // The count only when it cannot be told from the page (as the service decides), and as the service keeps
+    // it (product-list-totals.ts): per filter, under the catalogue generation read before counting.
     let total = offset + rows.length;
     if (after !== undefined || more || (rows.length === 0 && offset > 0)) {
-      const [counted] = await pool.query(`SELECT COUNT(*) AS n FROM products p WHERE ${filter}`, params);
-      total = Number(counted[0].n);
+      if (countMatches && rows.length > 0) {
+        total = Number(rows[0].matched);
+      } else {
+        const [[{ generation }]] = await pool.query('SELECT generation FROM catalog_state WHERE id = 1');
+        const key = JSON.stringify([filter, params]);
+        const known = totals.get(key);
+        totals.delete(key);
+        if (known?.generation === Number(generation) && Date.now() - known.countedAt < TOTALS_TTL_MS) {
+          total = known.total;
+          totals.set(key, known);
+        } else {
+          const [counted] = await pool.query(`SELECT COUNT(*) AS n FROM products p WHERE ${filter}`, params);
+          total = Number(counted[0].n);
+          totals.set(key, { generation: Number(generation), total, countedAt: Date.now() });
+          if (totals.size > 10_000) totals.delete(totals.keys().next().value);
+        }
+      }
     }
     const nextCursor =
       more && sort === 'id'

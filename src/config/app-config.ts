@@ -60,6 +60,8 @@ export interface AppConfig {
   paymentMethods: string[];
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
   catalogPublic: boolean;
+  /** How long a product list's total is kept while the catalogue does not change; 0 counts on every page. */
+  productTotalsTtlSeconds: number;
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
     pendingTtlSeconds: number;
@@ -277,6 +279,9 @@ export class EnvironmentVariables {
   CATALOG_PUBLIC = false;
 
   @DurationVariable({ allowZero: true })
+  PRODUCT_TOTALS_TTL = 60;
+
+  @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
   @DurationVariable()
@@ -464,6 +469,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
     catalogPublic: variables.CATALOG_PUBLIC,
+    productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,

@@ -99,6 +99,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly productTotals = new Counter({
+    name: 'commerce_product_list_totals_total',
+    help: 'Product list totals (meta.total) that needed a count: reused from an earlier count of the same filter while the catalogue did not change (hit) or counted (miss)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
   readonly transactionRetries = new Counter({
     name: 'commerce_transaction_retries_total',
     help: 'Transactions run again after a lock conflict (deadlock, lock-wait timeout), by purpose of the work',

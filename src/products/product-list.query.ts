@@ -27,6 +27,8 @@ export interface ProductPage {
   products: ProductResponseDto[];
   /** The position of the last product when more follow it. */
   last: CursorPosition | null;
+  /** A search's matches in all, counted with the page (when it is by `page` and not empty). */
+  matched?: number;
 }
 
 const SORT_COLUMNS: Record<string, string> = {
@@ -94,9 +96,14 @@ export class ProductListQuery {
         ? `p.id ${direction}`
         : `${SORT_COLUMNS[field]} ${direction}, p.id ${direction}`;
     const outerOrder = relevance ? 'page.score DESC, p.id ASC' : order;
-    const rows: Array<ProductRow & { score?: number }> = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM products p INNER JOIN (` +
-        `SELECT p.id AS id, ${score} AS score FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
+    // On MySQL/MariaDB a search counts its matches in the same statement, so the full-text index is read once,
+    // not again by count(). After a cursor the statement sees only the matches past it: counted apart. (SQLite
+    // refuses bm25() beside a window function; its searches are counted apart.)
+    const countMatches = this.mysql && filter.searchWords !== undefined && request.after === undefined;
+    const rows: Array<ProductRow & { matched?: number | string }> = await this.dataSource.query(
+      `SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
+        `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} ` +
+        `FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
         `ORDER BY ${order} LIMIT ? OFFSET ?` +
         `) page ON page.id = p.id ORDER BY ${outerOrder}`,
       [...scoreParams, ...params, request.limit + 1, request.offset],
@@ -104,7 +111,8 @@ export class ProductListQuery {
     const more = rows.length > request.limit;
     const page = more ? rows.slice(0, request.limit) : rows;
     const last = page.at(-1);
-    if (!more || last === undefined) return { products: page.map(toProduct), last: null };
+    const matched = countMatches && rows.length > 0 ? Number(rows[0].matched) : undefined;
+    if (!more || last === undefined) return { products: page.map(toProduct), last: null, matched };
     // created_at as the database's own text (SQLite keeps what was written, with or without milliseconds).
     const value =
       field === 'price'
@@ -116,7 +124,7 @@ export class ProductListQuery {
               ? last.created_at
               : sqlDatetime(last.created_at)
             : undefined;
-    return { products: page.map(toProduct), last: { value, id: last.id } };
+    return { products: page.map(toProduct), last: { value, id: last.id }, matched };
   }
 
   async count(filter: ProductListFilter): Promise<number> {

@@ -5,12 +5,18 @@ import { ProductCatalog } from './product-catalog.js';
 import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
 import { ProductListQuery } from './product-list.query.js';
+import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Product]), UploadModule],
   controllers: [ProductsController],
-  providers: [ProductsService, { provide: ProductCatalog, useExisting: ProductsService }, ProductListQuery],
+  providers: [
+    ProductsService,
+    { provide: ProductCatalog, useExisting: ProductsService },
+    ProductListQuery,
+    ProductListTotals,
+  ],
   exports: [ProductCatalog],
 })
 export class ProductsModule {}

@@ -28,6 +28,7 @@ import {
 } from './product-catalog.js';
 import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
+import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
   GIVE_STOCK_BACK,
@@ -64,6 +65,7 @@ export class ProductsService implements ProductCatalog {
     private readonly transactions: TransactionRunner,
     private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
+    private readonly totals: ProductListTotals,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -76,7 +78,10 @@ export class ProductsService implements ProductCatalog {
       image: '',
       isActive: true,
     });
-    await this.transactions.run('create product', (manager) => manager.insert(Product, product));
+    await this.transactions.run('create product', async (manager) => {
+      await manager.insert(Product, product);
+      await ProductListTotals.catalogChanged(manager);
+    });
     return toProductResponse(await this.findOrFail(product.id, true));
   }
 
@@ -112,11 +117,16 @@ export class ProductsService implements ProductCatalog {
       searchWords: searching ? searchWords(query.search as string) : undefined,
     };
     const offset = after === undefined ? skip : 0;
-    const { products, last } = await this.listQuery.page(filter, { sort, limit: pageSize, offset, after });
+    const { products, last, matched } = await this.listQuery.page(filter, {
+      sort,
+      limit: pageSize,
+      offset,
+      after,
+    });
     // The count is needed only when it cannot be told from the page: more follow, or a page past the end.
     const total =
       after !== undefined || last !== null || (products.length === 0 && offset > 0)
-        ? await this.listQuery.count(filter)
+        ? (matched ?? (await this.totals.total(filter)))
         : offset + products.length;
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
@@ -150,16 +160,24 @@ export class ProductsService implements ProductCatalog {
           'image must be the filename of a file uploaded through /upload',
         );
       }
-      return manager.update(Product, { id, deletedAt: IsNull() }, { ...defined, updatedAt: new Date() });
+      const updated = await manager.update(
+        Product,
+        { id, deletedAt: IsNull() },
+        { ...defined, updatedAt: new Date() },
+      );
+      await ProductListTotals.catalogChanged(manager);
+      return updated;
     });
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
     return toProductResponse(await this.findOrFail(id, true));
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.transactions.run('delete product', (manager) =>
-      manager.softDelete(Product, { id, deletedAt: IsNull() }),
-    );
+    const result = await this.transactions.run('delete product', async (manager) => {
+      const deleted = await manager.softDelete(Product, { id, deletedAt: IsNull() });
+      await ProductListTotals.catalogChanged(manager);
+      return deleted;
+    });
     if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
   }
 

@@ -8,6 +8,7 @@ import { MillisecondTimestamps1763800500000 } from './1763800500000-millisecond-
 import { IndexOrdersForBackOffice1763800600000 } from './1763800600000-index-orders-for-back-office.js';
 import { CreateUploads1763800700000 } from './1763800700000-create-uploads.js';
 import { IndexProductSearchAndSorts1763800800000 } from './1763800800000-index-product-search-and-sorts.js';
+import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-state.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -20,4 +21,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   IndexOrdersForBackOffice1763800600000,
   CreateUploads1763800700000,
   IndexProductSearchAndSorts1763800800000,
+  CreateCatalogState1763800900000,
 ];
