@@ -20,9 +20,15 @@ const deep = Math.min(5000, Math.floor(n / 20)) * 20 - 20;
 const common = COMMON_WORDS[0];
 const median = SEARCH_WORDS[2000];
 const rare = SEARCH_WORDS[3999];
+// A search by page runs the third statement (the page and its count in one); the first two show what each part costs.
 const search = (title, terms) => [
   [`search ${title}: page`, ids(match(terms), `${match(terms)} AND ${VISIBLE}`, 'score DESC, p.id ASC')],
   [`search ${title}: count`, `SELECT COUNT(*) AS n FROM products p WHERE ${match(terms)} AND ${VISIBLE}`],
+  [
+    `search ${title}: page and count`,
+    `SELECT p.id AS id, ${match(terms)} AS score, COUNT(*) OVER () AS n FROM products p ` +
+      `WHERE ${match(terms)} AND ${VISIBLE} ORDER BY score DESC, p.id ASC LIMIT 21`,
+  ],
 ];
 
 const statements = [

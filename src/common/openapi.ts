@@ -26,7 +26,15 @@ export class PageMetaDto {
   page: number | null;
 
   @ApiProperty({ type: 'integer', minimum: 1, example: 10 }) page_size: number;
-  @ApiProperty({ type: 'integer', format: 'int64', minimum: 0, example: 42 }) total: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    example: 42,
+    description:
+      'Exact number of records the filter matches; the product list keeps it per filter until the catalogue changes (docs/api.md, Lists)',
+  })
+  total: number;
   @ApiProperty({ type: 'integer', minimum: 0, example: 5 }) total_page: number;
 
   @ApiPropertyOptional({
