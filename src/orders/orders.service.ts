@@ -381,7 +381,7 @@ export class OrdersService implements OrderHistory {
     const payload: OrderEventPayload = {
       userId,
       order,
-      user: { id: Number(owner.id), username: owner.username, email: owner.email },
+      user: toOrderOwner({ ...owner, id: Number(owner.id) }),
     };
     this.events.emit(event, payload);
   }
