@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { scrape } from './support/metrics.js';
@@ -100,6 +100,33 @@ describe('product list totals', () => {
       [CATEGORY],
     );
     expect(Number(n)).toBe(2);
+  });
+
+  it('runs no count for a kept total, and counts a search by page in the page statement on MySQL', async () => {
+    const CATEGORY = 815;
+    for (const word of ['alpha', 'beta', 'gamma'])
+      await add({ name: `Wombatite ${word}`, category_id: CATEGORY });
+    const statementsOf = async (query: string) => {
+      const logQuery = jest.spyOn(a.dataSource.logger, 'logQuery');
+      const body = await list(a, query);
+      const statements = logQuery.mock.calls.map(([sql]) => sql);
+      logQuery.mockRestore();
+      return { total: body.meta.total, statements };
+    };
+    const counts = (statements: string[]) => statements.filter((sql) => sql.includes('COUNT(*) AS n'));
+
+    const listed = `category_id=${CATEGORY}&page_size=2`;
+    expect(counts((await statementsOf(listed)).statements)).toHaveLength(1);
+    const kept = await statementsOf(listed);
+    expect(kept.total).toBe(3);
+    expect(counts(kept.statements)).toEqual([]);
+    expect(kept.statements.filter((sql) => sql.includes('FROM catalog_state'))).toHaveLength(1);
+
+    const searched = await statementsOf('search=wombatite&page_size=2');
+    expect(searched.total).toBe(3);
+    const mysql = a.dataSource.options.type === 'mysql';
+    expect(counts(searched.statements)).toHaveLength(mysql ? 0 : 1);
+    if (mysql) expect(searched.statements.filter((sql) => sql.includes('COUNT(*) OVER ()'))).toHaveLength(1);
   });
 
   it('misses a row written outside the service until PRODUCT_TOTALS_TTL passes or the generation is raised', async () => {
