@@ -1,0 +1,17 @@
+import type { Tx } from '../database/transaction-runner.js';
+import type { DomainEvent, DomainEvents, DomainEventType } from './domain-events.js';
+
+export type DomainEventHandler<T extends DomainEventType> = (event: DomainEvent<T>) => Promise<void> | void;
+
+/**
+ * Publishing and subscribing to domain events. `publish` writes the event to the outbox inside the caller's
+ * transaction; it is dispatched only after the outermost transaction commits (never after a rollback), and at
+ * least once even if the process dies right after the commit. Each event is dispatched once across all
+ * instances: a handler that must reach every instance (the WebSocket fan-out) does so through Redis itself.
+ */
+export abstract class EventBus {
+  abstract publish<T extends DomainEventType>(tx: Tx, type: T, data: DomainEvents[T]): Promise<void>;
+
+  /** `handler` runs for each event of `type` ('*': every event) after commit; handlers must tolerate a repeat. */
+  abstract subscribe<T extends DomainEventType>(type: T | '*', handler: DomainEventHandler<T>): void;
+}
