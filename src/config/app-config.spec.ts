@@ -243,6 +243,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('puts /metrics on a port of its own in production: METRICS_PORT 9464 unless set', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(production).metricsPort).toBe(9464);
+    expect(loadConfig({ ...production, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(problemsOf({ ...production, PORT: '9464' })).toContain(
+      'METRICS_PORT must differ from PORT (both 9464)',
+    );
+  });
+
   it('reads METRICS_PORT and OTEL_EXPORTER_OTLP_ENDPOINT, both off by default', () => {
     expect(loadConfig({})).toMatchObject({ metricsPort: null, otlpEndpoint: null });
     expect(

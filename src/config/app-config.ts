@@ -101,7 +101,7 @@ export interface AppConfig {
   corsOrigins: string[] | '*' | null;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
-  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  /** A separate port for `GET /metrics`; null serves it on `port` (never in production). */
   metricsPort: number | null;
   /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
   otlpEndpoint: string | null;
@@ -110,6 +110,8 @@ export interface AppConfig {
 export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SQLITE_PATH = './data/commerce.sqlite';
+/** METRICS_PORT when NODE_ENV=production leaves it unset: production never serves /metrics on the API port. */
+export const PRODUCTION_METRICS_PORT = 9464;
 
 /** Thrown when the environment holds a bad value; its message is one line naming every bad variable. */
 export class ConfigError extends Error {
@@ -420,6 +422,7 @@ function setVariables(raw: Record<string, unknown>): Record<string, string> {
  */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const variables = plainToInstance(EnvironmentVariables, setVariables(raw));
+  if (variables.NODE_ENV === 'production') variables.METRICS_PORT ??= PRODUCTION_METRICS_PORT;
   const errors = validateSync(variables, { stopAtFirstError: true });
   const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
   if (problems.length > 0) throw new ConfigError(problems);
