@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { ConsoleLogger } from '@nestjs/common';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -11,7 +12,7 @@ import { buildService, startAppProcess, type AppProcess } from './support/app-pr
 import { createTestDatabase, startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
 import { scrape } from './support/metrics.js';
-import { refusedHandshake, TestSocket } from './support/ws-client.js';
+import { refusedHandshake, TestSocket, UnresponsiveClient } from './support/ws-client.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -401,6 +402,58 @@ describe('realtime: frame flood', () => {
     expect((await other.next()).type).toBe('pong');
     await other.close();
   });
+});
+
+describe('realtime: a connection closed for abuse', () => {
+  let t: TestApp;
+  const registry = () => t.app.get(ConnectionRegistry);
+
+  /** The server's TCP socket of the user's only connection, once the connection is authenticated. */
+  async function serverSocketOf(userId: number): Promise<Socket> {
+    for (let i = 0; i < 200; i += 1) {
+      const entry = [...registry().entries()].find(([, session]) => session.user.id === userId);
+      if (entry !== undefined) return (entry[0] as unknown as { _socket: Socket })._socket;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`user ${userId} never connected`);
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ WS_MESSAGES_PER_SECOND: '3', WS_MAX_CONNECTIONS_PER_USER: '1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each([
+    ['flooding (1008)', 1008, (client: UnresponsiveClient) => client.sendText({ type: 'ping' }, 200)],
+    ['a frame over 64 KiB (1009)', 1009, (client: UnresponsiveClient) => client.announceFrame(70 * 1024)],
+  ])(
+    'closed for %s by a client that never answers, loses its TCP connection and its per-user slot within a second',
+    async (_label, code, abuse) => {
+      const account = await createAccount(t);
+      const client = await UnresponsiveClient.open(t, account.token);
+      const tcp = await serverSocketOf(account.id);
+      const tcpClosed = once(tcp, 'close').then(() => Date.now());
+      abuse(client);
+      expect(await client.closeCode).toBe(code);
+      const closeFrameAt = Date.now();
+      const cutAt = await Promise.race([
+        tcpClosed,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000)),
+      ]);
+      expect(cutAt).not.toBeNull();
+      expect(cutAt! - closeFrameAt).toBeLessThan(1000);
+      expect(tcp.destroyed).toBe(true);
+      expect(registry().connectionsOf(account.id)).toBe(0);
+      // WS_MAX_CONNECTIONS_PER_USER=1: the slot is free again, so the user connects at once.
+      const again = await TestSocket.authenticated(t, account.token);
+      expect(registry().connectionsOf(account.id)).toBe(1);
+      await again.close();
+      client.destroy();
+    },
+  );
 });
 
 describe('realtime: connection limits', () => {
