@@ -404,6 +404,83 @@ describe('realtime: frame flood', () => {
   });
 });
 
+describe('realtime: WS_CHAT', () => {
+  const apps: TestApp[] = [];
+  const sockets: TestSocket[] = [];
+
+  async function chatApp(chat: string) {
+    const t = await startTestApp({ ...ADMIN_ENV, WS_CHAT: chat });
+    apps.push(t);
+    const connect = async (account: Account) => {
+      const socket = await TestSocket.authenticated(t, account.token);
+      sockets.push(socket);
+      return socket;
+    };
+    const [alice, bob, admin] = await Promise.all([createAccount(t), createAccount(t), loginAdmin(t)]);
+    return { t, alice, bob, admin, connect };
+  }
+
+  /** Nothing arrived before this: the next frame is the answer to a ping sent now. */
+  async function expectNothingPending(socket: TestSocket): Promise<void> {
+    socket.send({ type: 'ping' });
+    expect((await socket.next()).type).toBe('pong');
+  }
+
+  const messageFrom = (account: Account, content: string) => ({
+    type: 'message',
+    data: {
+      content,
+      timestamp: expect.stringMatching(ISO_UTC),
+      user: { id: account.id, username: account.username },
+    },
+  });
+
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  });
+
+  afterAll(async () => {
+    await Promise.all(apps.map((t) => t.close()));
+  });
+
+  it("admins: a customer's message reaches the admins and the sender's own connections only; an admin's reaches everyone", async () => {
+    const { t, alice, bob, admin, connect } = await chatApp('admins');
+    expect(t.config.ws.chat).toBe('admins');
+    const [aliceTab1, aliceTab2, bobSocket, adminSocket] = await Promise.all([
+      connect(alice),
+      connect(alice),
+      connect(bob),
+      connect(admin),
+    ]);
+    aliceTab1.send({ type: 'message', data: { content: 'Where is my order?' } });
+    for (const socket of [adminSocket, aliceTab1, aliceTab2]) {
+      expect(await socket.next()).toEqual(messageFrom(alice, 'Where is my order?'));
+    }
+    await expectNothingPending(bobSocket);
+
+    adminSocket.send({ type: 'message', data: { content: 'Shipped today' } });
+    for (const socket of [adminSocket, aliceTab1, aliceTab2, bobSocket]) {
+      expect(await socket.next()).toEqual(messageFrom(admin, 'Shipped today'));
+    }
+  });
+
+  it('off: a message frame gets an error frame 403, reaches no one, and the connection stays open', async () => {
+    const { alice, admin, connect } = await chatApp('off');
+    const aliceSocket = await connect(alice);
+    const adminSocket = await connect(admin);
+    for (const socket of [aliceSocket, adminSocket]) {
+      socket.send({ type: 'message', data: { content: 'Hello?' } });
+      expect(await socket.next()).toEqual({
+        type: 'error',
+        data: { code: 403, details: 'Chat is switched off' },
+      });
+    }
+    await expectNothingPending(aliceSocket);
+    await expectNothingPending(adminSocket);
+    expect(aliceSocket.isOpen && adminSocket.isOpen).toBe(true);
+  });
+});
+
 describe('realtime: a connection closed for abuse', () => {
   let t: TestApp;
   const registry = () => t.app.get(ConnectionRegistry);

@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.redisKeyPrefix).toBe('commerce:');
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 10,
       rateWarnings: 3,
       heartbeatMs: 30000,
@@ -216,6 +217,7 @@ describe('loadConfig', () => {
       REDIS_KEY_PREFIX: 'shop-eu:',
     });
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 3,
       rateWarnings: 2,
       heartbeatMs: 5000,
@@ -240,6 +242,15 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
+    );
+  });
+
+  it('reads WS_CHAT: everyone by default, admins or off', () => {
+    expect(loadConfig({}).ws.chat).toBe('everyone');
+    expect(loadConfig({ WS_CHAT: 'admins' }).ws.chat).toBe('admins');
+    expect(loadConfig({ WS_CHAT: 'off' }).ws.chat).toBe('off');
+    expect(problemsOf({ WS_CHAT: 'nobody' })).toContain(
+      'WS_CHAT must be one of everyone, admins, off (got "nobody")',
     );
   });
 

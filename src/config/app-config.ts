@@ -85,6 +85,8 @@ export interface AppConfig {
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
   ws: {
+    /** Who receives chat messages: `everyone`; `admins` (a customer's reach admins and the sender only); `off`. */
+    chat: 'everyone' | 'admins' | 'off';
     messagesPerSecond: number;
     /** 429 error frames a connection gets for frames over the rate before it is closed with 1008. */
     rateWarnings: number;
@@ -349,6 +351,9 @@ export class EnvironmentVariables {
   })
   REDIS_KEY_PREFIX = 'commerce:';
 
+  @OneOfVariable(['everyone', 'admins', 'off'])
+  WS_CHAT: AppConfig['ws']['chat'] = 'everyone';
+
   @IntegerVariable(1, 10_000)
   WS_MESSAGES_PER_SECOND = 10;
 
@@ -496,6 +501,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,
     ws: {
+      chat: variables.WS_CHAT,
       messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,
       rateWarnings: variables.WS_RATE_WARNINGS,
       heartbeatMs: variables.WS_HEARTBEAT_MS,

@@ -53,7 +53,7 @@ const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 
 /**
- * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages to everyone and
+ * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages (as WS_CHAT says) and
  * order events to their owner. Frames are read here rather than through @SubscribeMessage so that
  * every bad frame gets the protocol's error frame and the connection stays open.
  */
@@ -270,17 +270,24 @@ export class RealtimeGateway
       this.send(socket, { type: 'pong', data: { timestamp } });
       return;
     }
+    if (this.config.ws.chat === 'off') {
+      this.send(socket, errorFrame(403, 'Chat is switched off'));
+      return;
+    }
     if (!this.withinChatRate()) {
       this.metrics.rateLimitRefusals.inc({ limit: 'websocket-chat' });
       const max = this.config.ws.chatMessagesPerSecond;
       this.send(socket, errorFrame(429, `Chat is busy: at most ${max} messages per second, try again`));
       return;
     }
-    const { id, username } = session.user;
-    this.fanout.broadcast({
+    const { id, username, role } = session.user;
+    const message: ServerFrame = {
       type: 'message',
       data: { content: frame.content, timestamp, user: { id, username } },
-    });
+    };
+    // WS_CHAT=admins: a customer talks to the admins (and sees it on its own connections); admins to everyone.
+    if (this.config.ws.chat === 'admins' && role !== 'admin') this.fanout.sendToAdminsAndUser(id, message);
+    else this.fanout.broadcast(message);
   }
 
   /**
