@@ -440,7 +440,7 @@ describe('realtime: WS_CHAT', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(apps.map((t) => t.close()));
+    for (const t of apps) await t.close();
   });
 
   it("admins: a customer's message reaches the admins and the sender's own connections only; an admin's reaches everyone", async () => {
@@ -463,6 +463,39 @@ describe('realtime: WS_CHAT', () => {
       expect(await socket.next()).toEqual(messageFrom(admin, 'Shipped today'));
     }
   });
+
+  // Two instances on one database and one Redis: the admins audience travels the fan-out channel too.
+  (process.env.TEST_REDIS_URL ? it : it.skip)(
+    "admins, two instances: a customer's message on A reaches the admin on B, not the other customer on B",
+    async () => {
+      const redis = { REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_KEY_PREFIX: `test:${Date.now()}:` };
+      const a = await startTestApp({ ...ADMIN_ENV, ...redis, WS_CHAT: 'admins' });
+      apps.push(a);
+      const b = await startTestApp({
+        ...ADMIN_ENV,
+        ...redis,
+        WS_CHAT: 'admins',
+        DATABASE_URL: a.databaseUrl,
+      });
+      apps.unshift(b); // closed before A, which drops the database
+      const [alice, bob, admin] = await Promise.all([createAccount(a), createAccount(a), loginAdmin(a)]);
+      const connect = async (t: TestApp, account: Account) => {
+        const socket = await TestSocket.authenticated(t, account.token);
+        sockets.push(socket);
+        return socket;
+      };
+      const aliceOnA = await connect(a, alice);
+      const bobOnB = await connect(b, bob);
+      const adminOnB = await connect(b, admin);
+      aliceOnA.send({ type: 'message', data: { content: 'Hello from A' } });
+      expect(await aliceOnA.next()).toEqual(messageFrom(alice, 'Hello from A'));
+      expect(await adminOnB.next()).toEqual(messageFrom(alice, 'Hello from A'));
+      adminOnB.send({ type: 'message', data: { content: 'Hello all' } });
+      // Bob's first frame is the admin's answer: the customer's message never reached him.
+      expect(await bobOnB.next()).toEqual(messageFrom(admin, 'Hello all'));
+      expect(await aliceOnA.next()).toEqual(messageFrom(admin, 'Hello all'));
+    },
+  );
 
   it('off: a message frame gets an error frame 403, reaches no one, and the connection stays open', async () => {
     const { alice, admin, connect } = await chatApp('off');
