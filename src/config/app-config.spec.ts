@@ -245,6 +245,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads CORS_MAX_AGE in seconds: 600 by default, 0 to 86400', () => {
+    expect(loadConfig({}).corsMaxAgeSeconds).toBe(600);
+    expect(loadConfig({ CORS_MAX_AGE: '0' }).corsMaxAgeSeconds).toBe(0);
+    expect(loadConfig({ CORS_MAX_AGE: '7200' }).corsMaxAgeSeconds).toBe(7200);
+    expect(problemsOf({ CORS_MAX_AGE: '86401' })).toContain(
+      'CORS_MAX_AGE must be an integer from 0 to 86400 (got "86401")',
+    );
+  });
+
   it('reads WS_CHAT: everyone by default, admins or off', () => {
     expect(loadConfig({}).ws.chat).toBe('everyone');
     expect(loadConfig({ WS_CHAT: 'admins' }).ws.chat).toBe('admins');

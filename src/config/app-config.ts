@@ -101,6 +101,8 @@ export interface AppConfig {
     maxBufferedBytes: number;
   };
   corsOrigins: string[] | '*' | null;
+  /** Seconds a browser may keep a preflight's answer (`Access-Control-Max-Age`). */
+  corsMaxAgeSeconds: number;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
   /** A separate port for `GET /metrics`; null serves it on `port` (never in production). */
@@ -389,6 +391,9 @@ export class EnvironmentVariables {
   })
   CORS_ORIGINS: string[] = [];
 
+  @IntegerVariable(0, 86_400)
+  CORS_MAX_AGE = 600;
+
   @Transform(({ value }) => parseTrustProxy(String(value)))
   TRUST_PROXY: boolean | number | string = false;
 
@@ -512,6 +517,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       maxBufferedBytes: variables.WS_MAX_BUFFERED_BYTES,
     },
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
+    corsMaxAgeSeconds: variables.CORS_MAX_AGE,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,
