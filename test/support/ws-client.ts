@@ -97,12 +97,8 @@ export class TestSocket {
    * first `sent` bytes of its payload (spaces), as a client that sends a big frame slowly.
    */
   writePartialFrame(length: number, sent: number): void {
-    const header = Buffer.alloc(14);
-    header[0] = 0x81; // FIN, text
-    header[1] = 0x80 | 127; // masked, 64-bit length
-    header.writeBigUInt64BE(BigInt(length), 2);
-    const mask = randomBytes(4);
-    mask.copy(header, 10);
+    const header = textFrameHeader(length);
+    const mask = header.subarray(10);
     const payload = Buffer.alloc(sent, ' ').map((byte, i) => byte ^ mask[i % 4]);
     this.tcp.write(Buffer.concat([header, payload]));
   }
@@ -120,6 +116,16 @@ export class TestSocket {
     if (this.socket.readyState !== WebSocket.CLOSED) this.socket.close();
     await this.closed;
   }
+}
+
+/** The header of a masked text frame announcing `length` bytes (64-bit length); its last 4 bytes are the mask. */
+function textFrameHeader(length: number): Buffer {
+  const header = Buffer.alloc(14);
+  header[0] = 0x81; // FIN, text
+  header[1] = 0x80 | 127; // masked, 64-bit length
+  header.writeBigUInt64BE(BigInt(length), 2);
+  randomBytes(4).copy(header, 10);
+  return header;
 }
 
 const wsUrl = (t: Pick<TestApp, 'url'>, token?: string) =>
@@ -201,12 +207,7 @@ export class UnresponsiveClient {
 
   /** Announces a text frame of `length` bytes (64-bit length) and sends none of it. */
   announceFrame(length: number): void {
-    const header = Buffer.alloc(14);
-    header[0] = 0x81;
-    header[1] = 0x80 | 127;
-    header.writeBigUInt64BE(BigInt(length), 2);
-    randomBytes(4).copy(header, 10);
-    this.tcp.write(header);
+    this.tcp.write(textFrameHeader(length));
   }
 
   destroy(): void {
