@@ -13,14 +13,15 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production PORT=3000 UPLOAD_DIR=/app/uploads
+# Production serves GET /metrics only on METRICS_PORT, never on the API port.
+ENV NODE_ENV=production PORT=3000 METRICS_PORT=9464 UPLOAD_DIR=/app/uploads
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data /app/uploads && chown -R node:node /app/data /app/uploads
 USER node
-EXPOSE 3000
+EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/api/v1/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "dist/src/main.js"]

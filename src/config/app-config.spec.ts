@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.redisKeyPrefix).toBe('commerce:');
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 10,
       rateWarnings: 3,
       heartbeatMs: 30000,
@@ -216,6 +217,7 @@ describe('loadConfig', () => {
       REDIS_KEY_PREFIX: 'shop-eu:',
     });
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 3,
       rateWarnings: 2,
       heartbeatMs: 5000,
@@ -240,6 +242,33 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
+    );
+  });
+
+  it('reads CORS_MAX_AGE in seconds: 600 by default, 0 to 86400', () => {
+    expect(loadConfig({}).corsMaxAgeSeconds).toBe(600);
+    expect(loadConfig({ CORS_MAX_AGE: '0' }).corsMaxAgeSeconds).toBe(0);
+    expect(loadConfig({ CORS_MAX_AGE: '7200' }).corsMaxAgeSeconds).toBe(7200);
+    expect(problemsOf({ CORS_MAX_AGE: '86401' })).toContain(
+      'CORS_MAX_AGE must be an integer from 0 to 86400 (got "86401")',
+    );
+  });
+
+  it('reads WS_CHAT: everyone by default, admins or off', () => {
+    expect(loadConfig({}).ws.chat).toBe('everyone');
+    expect(loadConfig({ WS_CHAT: 'admins' }).ws.chat).toBe('admins');
+    expect(loadConfig({ WS_CHAT: 'off' }).ws.chat).toBe('off');
+    expect(problemsOf({ WS_CHAT: 'nobody' })).toContain(
+      'WS_CHAT must be one of everyone, admins, off (got "nobody")',
+    );
+  });
+
+  it('puts /metrics on a port of its own in production: METRICS_PORT 9464 unless set', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(production).metricsPort).toBe(9464);
+    expect(loadConfig({ ...production, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(problemsOf({ ...production, PORT: '9464' })).toContain(
+      'METRICS_PORT must differ from PORT (both 9464)',
     );
   });
 

@@ -85,6 +85,8 @@ export interface AppConfig {
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
   ws: {
+    /** Who receives chat messages: `everyone`; `admins` (a customer's reach admins and the sender only); `off`. */
+    chat: 'everyone' | 'admins' | 'off';
     messagesPerSecond: number;
     /** 429 error frames a connection gets for frames over the rate before it is closed with 1008. */
     rateWarnings: number;
@@ -99,9 +101,11 @@ export interface AppConfig {
     maxBufferedBytes: number;
   };
   corsOrigins: string[] | '*' | null;
+  /** Seconds a browser may keep a preflight's answer (`Access-Control-Max-Age`). */
+  corsMaxAgeSeconds: number;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
-  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  /** A separate port for `GET /metrics`; null serves it on `port` (never in production). */
   metricsPort: number | null;
   /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
   otlpEndpoint: string | null;
@@ -110,6 +114,8 @@ export interface AppConfig {
 export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SQLITE_PATH = './data/commerce.sqlite';
+/** METRICS_PORT when NODE_ENV=production leaves it unset: production never serves /metrics on the API port. */
+export const PRODUCTION_METRICS_PORT = 9464;
 
 /** Thrown when the environment holds a bad value; its message is one line naming every bad variable. */
 export class ConfigError extends Error {
@@ -347,6 +353,9 @@ export class EnvironmentVariables {
   })
   REDIS_KEY_PREFIX = 'commerce:';
 
+  @OneOfVariable(['everyone', 'admins', 'off'])
+  WS_CHAT: AppConfig['ws']['chat'] = 'everyone';
+
   @IntegerVariable(1, 10_000)
   WS_MESSAGES_PER_SECOND = 10;
 
@@ -381,6 +390,9 @@ export class EnvironmentVariables {
     ),
   })
   CORS_ORIGINS: string[] = [];
+
+  @IntegerVariable(0, 86_400)
+  CORS_MAX_AGE = 600;
 
   @Transform(({ value }) => parseTrustProxy(String(value)))
   TRUST_PROXY: boolean | number | string = false;
@@ -420,6 +432,7 @@ function setVariables(raw: Record<string, unknown>): Record<string, string> {
  */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const variables = plainToInstance(EnvironmentVariables, setVariables(raw));
+  if (variables.NODE_ENV === 'production') variables.METRICS_PORT ??= PRODUCTION_METRICS_PORT;
   const errors = validateSync(variables, { stopAtFirstError: true });
   const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -493,6 +506,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,
     ws: {
+      chat: variables.WS_CHAT,
       messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,
       rateWarnings: variables.WS_RATE_WARNINGS,
       heartbeatMs: variables.WS_HEARTBEAT_MS,
@@ -503,6 +517,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       maxBufferedBytes: variables.WS_MAX_BUFFERED_BYTES,
     },
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
+    corsMaxAgeSeconds: variables.CORS_MAX_AGE,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,
