@@ -439,6 +439,50 @@ describe('sessions', () => {
       await attempt(viaB, account.username.toUpperCase(), 'password-123').expect(429);
     });
 
+    it('locks the account under every form login folds to its name: full-width, case, compatibility characters', async () => {
+      const suffix = String(Date.now() % 1_000_000);
+      const account = await createAccount(t, { username: `fik2_${suffix}` });
+      const fullWidth = (name: string) =>
+        name.replace(/[!-~]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0));
+      // NFKC: the ligature ﬁ is "fi", the Kelvin sign "K", superscript two "2", mathematical bold letters ASCII.
+      const forms = [
+        fullWidth(account.username),
+        account.username.toUpperCase(),
+        fullWidth(account.username.toUpperCase()),
+        `\uFB01\u212A\u00B2_${suffix}`,
+        `\u{1D41F}\u{1D422}\u{1D424}2_${fullWidth(suffix)}`,
+      ];
+      const sessionsOf = async () =>
+        Number(
+          (await t.dataSource.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?', [account.id]))[0]
+            .n,
+        );
+      // Each form's failure counts against the one account: five of them lock it.
+      for (const [i, form] of forms.entries()) {
+        await attempt(i % 2 === 0 ? viaA : viaB, form, 'wrong-password').expect(401);
+      }
+      await attempt(viaA, account.username, 'password-123').expect(429);
+      // And no form gets past the lock, not even with the right password.
+      for (const form of forms) {
+        const res = await attempt(viaB, form, 'password-123');
+        expect({ form, status: res.status }).toEqual({ form, status: 429 });
+        expect(res.body.data.details).toMatch(/^Too many failed logins for this account: retry in \d+ s$/);
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // Login takes usernames only: the email, or a name MySQL's collation would match (accent, trailing
+      // space) but registration never gives, is an unknown user, not a way around the lock.
+      for (const name of [
+        `${account.username}@example.com`,
+        `fi\u0301k2_${suffix}`,
+        `${account.username} `,
+      ]) {
+        const res = await attempt(viaA, name, 'password-123');
+        expect({ name, status: res.status }).toEqual({ name, status: 401 });
+        expect(res.body.data.details).toBe('Invalid username or password');
+      }
+      expect(await sessionsOf()).toBe(1); // the login of createAccount only
+    });
+
     it('counts unknown usernames the same way and answers them alike', async () => {
       const known = await createAccount(t);
       const unknown = `nobody_${Date.now()}`;

@@ -181,7 +181,10 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200
  * control characters. The identifier rules then admit ASCII only, which both databases compare ignoring case.
  */
 export const NormalizedIdentifier = () =>
-  Transform(({ value }) => (typeof value === 'string' ? value.normalize('NFKC') : value));
+  Transform(({ value }) => (typeof value === 'string' ? normalizeIdentifier(value) : value));
+
+/** NFKC: the one normalisation of account identifiers, wherever a name is compared (the login lock too). */
+export const normalizeIdentifier = (value: string) => value.normalize('NFKC');
 
 export const NoInvisibleCharacters = () =>
   ValidateBy({

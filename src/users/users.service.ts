@@ -10,6 +10,7 @@ import {
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
+import { USERNAME_CHARACTERS } from '../auth/dto/register.dto.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { Paginated } from '../common/envelope.js';
 import { FieldError, ValidationFailedException } from '../common/validation.js';
@@ -94,8 +95,13 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     return this.users.findOneByOrFail({ id: user.id });
   }
 
-  /** For login: the active or inactive account with its password hash, or null. */
-  findForLogin(username: string): Promise<User | null> {
+  /**
+   * For login: the active or inactive account with its password hash, or null. Only a name registration could
+   * have given is looked up: MySQL's collation would also match `alicé` or `alice ` to `alice`, a name the
+   * login lock counts apart.
+   */
+  async findForLogin(username: string): Promise<User | null> {
+    if (!USERNAME_CHARACTERS.test(username)) return null;
     return this.users
       .createQueryBuilder('u')
       .addSelect('u.passwordHash')
