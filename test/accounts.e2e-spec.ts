@@ -672,8 +672,9 @@ describe('the last active admin', () => {
     } finally {
       agent.destroy();
     }
-    // eslint-disable-next-line no-console
-    console.log(`last admin race: ${refusedByTheRule} of 12 losers refused by the rule, the others 401`);
+    // On MariaDB/MySQL both requests are in flight together, so the losers meet the rule under the lock (all
+    // 12 of 12 did when this was written); SQLite takes one request after the other.
+    if (t.dataSource.options.type === 'mysql') expect(refusedByTheRule).toBeGreaterThan(0);
   });
 });
 
