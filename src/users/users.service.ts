@@ -215,22 +215,25 @@ const lastAdmin = (field: string, message: string): FieldError => ({ field, rule
 
 /**
  * Refuses with `refusals` a change that would take user `id` out of the active admins when it is the last one.
- * The active admins' rows are locked first, in ascending id order, before anything else is written: of two
- * admins demoting each other at once, the second waits for the first and then sees its change.
+ * The rows of the active admins and of the user are locked first, in ascending id order, before anything else is
+ * written, and the decision is taken on what the lock reads: of two admins demoting each other at once, the
+ * second waits for the first and then sees its change. (An admin promoted after the first read is not counted,
+ * which can only refuse, never leave none.)
  */
 async function keepAnActiveAdmin(tx: Tx, id: number, refusals: FieldError[]): Promise<void> {
   if (refusals.length === 0) return;
   const admins = await tx.find(User, { select: { id: true }, where: { role: 'admin', isActive: true } });
-  if (!admins.some((admin) => admin.id === id)) return;
   const locked = await forUpdate(
     tx
       .getRepository(User)
       .createQueryBuilder('u')
       .select(['u.id', 'u.role', 'u.isActive'])
-      .where('u.id IN (:...ids)', { ids: admins.map((admin) => admin.id) })
+      .where('u.id IN (:...ids)', { ids: [id, ...admins.map((admin) => admin.id)] })
       .orderBy('u.id', 'ASC'),
   ).getMany();
-  if (!locked.some((user) => user.id !== id && user.role === 'admin' && user.isActive)) {
+  const activeAdmin = (user: User) => user.role === 'admin' && user.isActive;
+  const target = locked.find((user) => user.id === id);
+  if (target === undefined || !activeAdmin(target)) return;
+  if (!locked.some((user) => user.id !== id && activeAdmin(user)))
     throw new ValidationFailedException(refusals);
-  }
 }
