@@ -6,7 +6,7 @@ import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
 import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
-import { fieldError } from '../common/validation.js';
+import { type FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
@@ -220,7 +220,11 @@ export class OrdersService implements OrderHistory {
   async cancel(id: number, actor: AuthUser): Promise<OrderResponseDto> {
     return this.changeState(id, { userId: actor.id }, (current) => {
       if (current.status !== 'pending') {
-        return `Only a pending order can be cancelled; this order is ${current.status}`;
+        return {
+          field: '',
+          rule: 'invalid',
+          message: `Only a pending order can be cancelled; this order is ${current.status}`,
+        };
       }
       return { status: 'cancelled', paymentStatus: current.paymentStatus };
     });
@@ -239,7 +243,7 @@ export class OrdersService implements OrderHistory {
   private async changeState(
     id: number,
     scope: { userId?: number },
-    decide: (current: OrderState) => OrderState | string,
+    decide: (current: OrderState) => OrderState | FieldError,
   ): Promise<OrderResponseDto> {
     let cancelled = false;
     const order = await this.transactions.run('change order state', async (manager) => {
@@ -247,7 +251,7 @@ export class OrdersService implements OrderHistory {
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
       const next = decide(current);
-      if (typeof next === 'string') throw new BadRequestException(next);
+      if ('rule' in next) throw new ValidationFailedException([next]);
       const now = new Date();
       // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
       const result = await manager.update(
