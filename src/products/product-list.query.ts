@@ -45,6 +45,32 @@ export function searchWords(search: string): string[] {
   return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
 }
 
+/** Most words a search may have: each is one more list of matches for the database to read and intersect. */
+export const SEARCH_MAX_WORDS = 8;
+/** Words shorter than this (InnoDB's default innodb_ft_min_token_size) are short words. */
+export const SHORT_WORD_LENGTH = 3;
+/**
+ * Most short words a search may have. On MySQL/MariaDB each is a regular expression on every row the other
+ * words found, or on every visible product when the search has only short words (one scan, with at most
+ * this many expressions per row).
+ */
+export const SEARCH_MAX_SHORT_WORDS = 3;
+
+/** Why a search's words are refused, as the 400's rule and message; null when they are within the bounds. */
+export function searchWordsProblem(words: string[]): { rule: string; message: string } | null {
+  if (words.length > SEARCH_MAX_WORDS) {
+    return { rule: 'maxWords', message: `search must have at most ${SEARCH_MAX_WORDS} words` };
+  }
+  const short = words.filter((word) => [...word].length < SHORT_WORD_LENGTH).length;
+  if (short > SEARCH_MAX_SHORT_WORDS) {
+    return {
+      rule: 'maxShortWords',
+      message: `search must have at most ${SEARCH_MAX_SHORT_WORDS} words shorter than ${SHORT_WORD_LENGTH} characters`,
+    };
+  }
+  return null;
+}
+
 /** A row of the fixed SQL as the response, through the same mapping as a product read. */
 const toProduct = (row: ProductRow): ProductResponseDto => toProductResponse(productFromRow(row));
 
