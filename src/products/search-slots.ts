@@ -39,15 +39,16 @@ export class SearchSlots {
   ) {
     this.limit = dataSource.options.type === 'mysql' ? config.search.concurrency : 1;
     this.queueLength = config.search.queue;
-    const slots = this;
+    const running = () => this.running;
+    const queued = () => this.waiting.length;
     new Gauge({
       name: 'commerce_product_searches',
       help: 'Product searches of this instance running (state=running, at most SEARCH_CONCURRENCY; 1 on SQLite) and waiting for a turn (state=queued, at most SEARCH_QUEUE)',
       labelNames: ['state'] as const,
       registers: [metrics.registry],
       collect() {
-        this.set({ state: 'running' }, slots.running);
-        this.set({ state: 'queued' }, slots.waiting.length);
+        this.set({ state: 'running' }, running());
+        this.set({ state: 'queued' }, queued());
       },
     });
   }
