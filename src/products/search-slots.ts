@@ -20,10 +20,9 @@ import { Metrics } from '../observability/metrics.js';
 const RETRY_AFTER_SECONDS = 1;
 
 /**
- * The product searches of this instance: at most SEARCH_CONCURRENCY run at once (one at a time on SQLite,
- * whose statements block the process anyway), SEARCH_QUEUE more wait for a turn in arrival order, and any
- * further one is refused. A turn starts in a later turn of the event loop (setImmediate), so that on SQLite
- * the requests that arrived meanwhile (a product read) are served between two searches.
+ * The product searches of this instance: at most SEARCH_CONCURRENCY run at once (one at a time on SQLite, where
+ * they run in the one thread of SqliteReader), SEARCH_QUEUE more wait for a turn in arrival order, and any
+ * further one is refused.
  */
 @Injectable()
 export class SearchSlots {
@@ -57,7 +56,7 @@ export class SearchSlots {
   take(): Promise<() => void> | null {
     if (this.running < this.limit) {
       this.running++;
-      return new Promise((resolve) => setImmediate(() => resolve(this.release())));
+      return Promise.resolve(this.release());
     }
     if (this.waiting.length >= this.queueLength) {
       this.metrics.rateLimitRefusals.inc({ limit: 'search' });
@@ -74,7 +73,7 @@ export class SearchSlots {
       released = true;
       const next = this.waiting.shift();
       if (next === undefined) this.running--;
-      else setImmediate(next);
+      else next();
     };
   }
 }
