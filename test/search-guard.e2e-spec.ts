@@ -37,20 +37,13 @@ describe('search cost bounds', () => {
     t = await startTestApp({ ...ADMIN_ENV, SEARCH_CONCURRENCY: '1', SEARCH_QUEUE: '1' });
     admin = await loginAdmin(t);
     user = await createAccount(t);
-    ids.tv = (
-      await createProduct(t, admin.token, {
-        name: 'TV stand',
-        description: 'Oak, for a TV up to 55 in, with a shelf',
-        category_id: CATEGORY,
-      })
-    ).id;
-    ids.lamp = (
-      await createProduct(t, admin.token, {
-        name: 'Desk lamp',
-        description: 'A lamp on an oak foot',
-        category_id: CATEGORY,
-      })
-    ).id;
+    const products = {
+      tv: { name: 'TV stand', description: 'Oak, for a TV up to 55 in, with a shelf' },
+      lamp: { name: 'Desk lamp', description: 'A lamp on an oak foot' },
+    };
+    for (const [key, product] of Object.entries(products)) {
+      ids[key] = (await createProduct(t, admin.token, { ...product, category_id: CATEGORY })).id;
+    }
     if (onMysql)
       bounded = await startTestApp({ DATABASE_URL: t.databaseUrl, DATABASE_QUERY_TIMEOUT_MS: '500' });
   });
