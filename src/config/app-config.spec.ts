@@ -86,6 +86,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it('runs half the pool of searches at once by default, and never the whole pool', () => {
+    expect(loadConfig({}).search).toEqual({ concurrency: 5, queue: 20 });
+    expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);
+    expect(
+      loadConfig({ DATABASE_POOL_SIZE: '20', SEARCH_CONCURRENCY: '19', SEARCH_QUEUE: '0' }).search,
+    ).toEqual({
+      concurrency: 19,
+      queue: 0,
+    });
+    expect(problemsOf({ SEARCH_CONCURRENCY: '10' })).toBe(
+      'Invalid configuration: SEARCH_CONCURRENCY must be less than DATABASE_POOL_SIZE (10)',
+    );
+  });
+
   it('rejects a non-numeric PORT in one line naming the variable', () => {
     const message = problemsOf({ PORT: 'abc' });
     expect(message).toBe('Invalid configuration: PORT must be an integer from 0 to 65535 (got "abc")');

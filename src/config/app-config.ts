@@ -62,6 +62,8 @@ export interface AppConfig {
   catalogPublic: boolean;
   /** How long a product list's total is kept while the catalogue does not change; 0 counts on every page. */
   productTotalsTtlSeconds: number;
+  /** Product searches run at once per instance, and how many more may wait for a turn (then 429). */
+  search: { concurrency: number; queue: number };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
     pendingTtlSeconds: number;
@@ -287,6 +289,22 @@ export class EnvironmentVariables {
   @DurationVariable({ allowZero: true })
   PRODUCT_TOTALS_TTL = 60;
 
+  // Below the pool size, so that searches always leave connections for everything else; by default half of it.
+  @IsOptional()
+  @IntegerVariable(1, 1000)
+  @ValidateBy({
+    name: 'belowPoolSize',
+    validator: {
+      validate: (limit, args) => Number(limit) < (args!.object as EnvironmentVariables).DATABASE_POOL_SIZE,
+      defaultMessage: (args) =>
+        `$property must be less than DATABASE_POOL_SIZE (${(args!.object as EnvironmentVariables).DATABASE_POOL_SIZE})`,
+    },
+  })
+  SEARCH_CONCURRENCY?: number;
+
+  @IntegerVariable(0, 100_000)
+  SEARCH_QUEUE = 20;
+
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
@@ -483,6 +501,10 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     paymentMethods: variables.PAYMENT_METHODS,
     catalogPublic: variables.CATALOG_PUBLIC,
     productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,
+    search: {
+      concurrency: variables.SEARCH_CONCURRENCY ?? Math.max(1, Math.floor(variables.DATABASE_POOL_SIZE / 2)),
+      queue: variables.SEARCH_QUEUE,
+    },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,

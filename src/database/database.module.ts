@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { startQueryTimeouts } from './mysql-driver.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { TransactionRunner } from './transaction-runner.js';
 
 @Global()
@@ -25,7 +26,7 @@ import { TransactionRunner } from './transaction-runner.js';
       },
     }),
   ],
-  providers: [TransactionRunner],
-  exports: [TransactionRunner],
+  providers: [TransactionRunner, SqliteReader],
+  exports: [TransactionRunner, SqliteReader],
 })
 export class DatabaseModule {}

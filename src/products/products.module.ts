@@ -7,6 +7,7 @@ import { ProductsController } from './products.controller.js';
 import { ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
+import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Product]), UploadModule],
@@ -16,6 +17,8 @@ import { ProductsService } from './products.service.js';
     { provide: ProductCatalog, useExisting: ProductsService },
     ProductListQuery,
     ProductListTotals,
+    SearchSlots,
+    SearchSlotInterceptor,
   ],
   exports: [ProductCatalog],
 })

@@ -27,7 +27,12 @@ import {
   type StockRequest,
 } from './product-catalog.js';
 import { Product } from './product.entity.js';
-import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
+import {
+  ProductListFilter,
+  ProductListQuery,
+  searchWords,
+  searchWordsProblem,
+} from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
@@ -107,6 +112,9 @@ export class ProductsService implements ProductCatalog {
     }
     const after =
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, CURSOR_VALUE[sort]);
+    const words = searching ? searchWords(query.search as string) : undefined;
+    const problem = words === undefined ? null : searchWordsProblem(words);
+    if (problem !== null) throw fieldError('search', problem.rule, problem.message);
 
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
@@ -114,7 +122,7 @@ export class ProductsService implements ProductCatalog {
       minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
-      searchWords: searching ? searchWords(query.search as string) : undefined,
+      searchWords: words,
     };
     const offset = after === undefined ? skip : 0;
     const { products, last, matched } = await this.listQuery.page(filter, {
