@@ -5,8 +5,8 @@ import { datetimeColumn } from '../timestamps.js';
  * The refresh tokens each session has issued and rotated since, so that only a replay of one of them counts as
  * theft: a secret the session never issued changes nothing.
  */
-export class RecordRotatedRefreshTokens1763801000000 implements MigrationInterface {
-  name = 'RecordRotatedRefreshTokens1763801000000';
+export class RecordRotatedRefreshTokens1763800950000 implements MigrationInterface {
+  name = 'RecordRotatedRefreshTokens1763800950000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.createTable(
