@@ -28,5 +28,5 @@ describe('SQLite driver on this Node.js', () => {
       const major = Number(process.versions.node.split('.')[0]);
       expect(child.stdout).toMatch(major >= 22 ? /^13\./ : /^12\./);
     }
-  });
+  }, 300_000);
 });
