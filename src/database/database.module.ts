@@ -13,8 +13,8 @@ import { TransactionRunner } from './transaction-runner.js';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        ...buildDataSourceOptions(config),
+      useFactory: async (config: AppConfig) => ({
+        ...(await buildDataSourceOptions(config)),
         migrationsRun: config.migrationsRun,
         retryAttempts: config.nodeEnv === 'test' ? 1 : 5,
       }),

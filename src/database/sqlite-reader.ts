@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { DataSource } from 'typeorm';
+import { sqliteDriverName } from './sqlite-driver.js';
 
 /** The worker: one read-only connection to the database file, answering one statement at a time. */
 const WORKER_SOURCE = `
@@ -63,7 +64,7 @@ export class SqliteReader implements OnApplicationShutdown {
     // Resolved here, from the entry script (dist/src/main.js, jest): a worker started from source text would
     // resolve modules from the working directory.
     const from = process.argv[1] ?? join(process.cwd(), 'package.json');
-    const driverPath = createRequire(from).resolve('better-sqlite3');
+    const driverPath = createRequire(from).resolve(sqliteDriverName());
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: { path: options.database, busyTimeoutMs: options.timeout ?? 5000, driverPath },

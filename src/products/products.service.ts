@@ -182,7 +182,13 @@ export class ProductsService implements ProductCatalog {
 
   async remove(id: number): Promise<void> {
     const result = await this.transactions.run('delete product', async (manager) => {
-      const deleted = await manager.softDelete(Product, { id, deletedAt: IsNull() });
+      const now = new Date();
+      const deleted = await manager.update(
+        Product,
+        { id, deletedAt: IsNull() },
+        // Dates given: softDelete() writes CURRENT_TIMESTAMP, which has whole seconds on SQLite.
+        { deletedAt: now, updatedAt: now },
+      );
       await ProductListTotals.catalogChanged(manager);
       return deleted;
     });

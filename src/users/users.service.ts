@@ -191,7 +191,13 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     assertSelfOrAdmin(id, actor);
     const cancelled = await this.transactions.run('delete user', async (manager) => {
       await keepAnActiveAdmin(manager, id, [lastAdmin('id', 'the last active admin cannot be deleted')]);
-      const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
+      const now = new Date();
+      const result = await manager.update(
+        User,
+        { id, deletedAt: IsNull() },
+        // Dates given: softDelete() writes CURRENT_TIMESTAMP, which has whole seconds on SQLite.
+        { deletedAt: now, updatedAt: now },
+      );
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
       return this.orders.cancelPendingOf(manager, id);

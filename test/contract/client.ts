@@ -7,7 +7,12 @@ import type { components, paths } from './.generated/api.js';
 type FieldError = components['schemas']['FieldErrorDto'];
 type Product = components['schemas']['ProductResponseDto'];
 
-const api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+let api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+
+/** Points the client at a running service (the contract test runs these functions against one). */
+export function useService(baseUrl: string): void {
+  api = createClient<paths>({ baseUrl });
+}
 
 export async function login(username: string, password: string): Promise<string> {
   const { data, error } = await api.POST('/api/v1/login', { body: { username, password } });
@@ -55,6 +60,32 @@ export async function placeOrder(
     orderNumber: `${data.data.order_number} ${total}`,
     replayed: response.headers.has('Idempotent-Replayed'),
   };
+}
+
+/** A back office's quick add: only the required fields (no description, no stock). */
+export async function addProduct(
+  token: string,
+  name: string,
+  price: number,
+  categoryId: number,
+): Promise<number> {
+  const { data, error } = await api.POST('/api/v1/products', {
+    body: { name, price, category_id: categoryId },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.id;
+}
+
+/** A partial update: the price alone. */
+export async function changePrice(token: string, id: number, price: number): Promise<number> {
+  const { data, error } = await api.PUT('/api/v1/products/{id}', {
+    params: { path: { id } },
+    body: { price },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.price;
 }
 
 type Deleted = paths['/api/v1/products/{id}']['delete']['responses'][200]['content']['application/json'];

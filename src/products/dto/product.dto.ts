@@ -42,7 +42,11 @@ export class CreateProductDto {
   @CodePointLength(1, 200)
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
+  @ApiPropertyOptional({
+    maxLength: 5000,
+    example: 'Porcelain, 90 ml',
+    description: 'Default on create: "" (empty)',
+  })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
@@ -54,7 +58,13 @@ export class CreateProductDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 25,
+    description: 'Default on create: 0',
+  })
   @Optional()
   @IsInt()
   @Min(0)
