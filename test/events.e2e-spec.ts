@@ -7,6 +7,7 @@ import { OutboxEventBus } from '../src/events/outbox-event-bus.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { ProductCatalog } from '../src/products/product-catalog.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { eventually } from './support/eventually.js';
 import { expectLockRetries, lockRetriesSeen } from './support/lock-retry-detector.js';
 import { scrape } from './support/metrics.js';
 import { placeOrder } from './support/orders.js';
@@ -21,15 +22,6 @@ declare module '../src/events/domain-events.js' {
 }
 
 const isMysql = /^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
-
-/** Resolves once `condition` holds, failing after `ms`. */
-async function eventually(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('domain events through the outbox', () => {
   let t: TestApp;
