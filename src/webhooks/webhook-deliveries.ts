@@ -159,7 +159,10 @@ export class WebhookDeliveries implements OnModuleInit {
     }>;
     if (delivery === undefined) return; // the webhook was deleted meanwhile, and its deliveries with it
     const started = performance.now();
-    const result = delivery.active ? await this.send(delivery) : { error: 'the webhook is inactive' };
+    // An inactive webhook's pending deliveries fail without a request (a manual retry after reactivation sends).
+    const result = delivery.active
+      ? await this.send(delivery)
+      : { error: 'the webhook is inactive', final: true };
     const outcome = await this.record(deliveryId, attempt, result);
     this.metrics.webhookDeliveries.inc({ result: outcome });
     this.metrics.webhookDeliveryDuration.observe({ result: outcome }, (performance.now() - started) / 1000);
@@ -191,7 +194,7 @@ export class WebhookDeliveries implements OnModuleInit {
   private async record(
     deliveryId: number,
     attempt: number,
-    result: SendResult,
+    result: SendResult & { final?: boolean },
   ): Promise<'succeeded' | 'retrying' | 'failed'> {
     const now = new Date();
     const code = result.statusCode ?? null;
@@ -203,7 +206,7 @@ export class WebhookDeliveries implements OnModuleInit {
       );
       return 'succeeded';
     }
-    if (attempt > schedule.length) {
+    if (attempt > schedule.length || result.final === true) {
       await this.transactions.run('record webhook attempt', (tx) =>
         changedRows(tx, RECORD_FAILURE, [code, error, sqlDatetime(now), deliveryId, attempt]),
       );
