@@ -39,16 +39,15 @@ export class CreateWebhookDto {
   })
   events: string[];
 
-  @ApiPropertyOptional({ maxLength: 500, default: '', example: 'ERP order import' })
+  @ApiPropertyOptional({ maxLength: 500, example: 'ERP order import', description: 'Default: empty' })
   @Optional()
   @IsString()
   @CodePointLength(0, 500)
   description?: string;
 
   @ApiPropertyOptional({
-    default: true,
     description:
-      'An inactive webhook gets no new deliveries, and its pending ones fail at their next attempt',
+      'Default true. An inactive webhook gets no new deliveries, and its pending ones fail at their next attempt',
   })
   @Optional()
   @IsBoolean()
@@ -91,8 +90,9 @@ export class WebhookDeliveryResponseDto {
     description: 'HTTP status of the last answer',
   })
   last_status_code: number | null;
-  @ApiProperty({ nullable: true, example: 'answered HTTP 500' }) last_error: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'answered HTTP 500' }) last_error: string | null;
   @ApiProperty({
+    type: 'string',
     format: 'date-time',
     nullable: true,
     example: '2026-11-22T08:01:00.000Z',
