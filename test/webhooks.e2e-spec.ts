@@ -272,6 +272,8 @@ describe('webhooks', () => {
       await asAdmin(api().patch(`/api/v1/orders/${paid.id}/status`))
         .send({ payment_status: 'refunded' })
         .expect(200); // order.refunded
+      // sessions.revoked is the service's own: not delivered, even to "*".
+      await api().delete('/api/v1/sessions').auth(customer.token, { type: 'bearer' }).expect(200);
       const other = await createProduct(t, admin.token);
       await asAdmin(api().delete(`/api/v1/products/${other.id}`)).expect(200); // product.deleted
 

@@ -1,4 +1,5 @@
-// The event types a webhook may subscribe to.
+// The events webhooks deliver, and the only names a webhook may subscribe to. Events of the service's own
+// machinery (sessions.revoked) stay inside it, also for webhooks subscribed to "*".
 export const EVENT_TYPES: readonly string[] = [
   'order.created',
   'order.updated',

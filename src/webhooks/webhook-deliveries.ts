@@ -11,6 +11,7 @@ import type { DomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../observability/metrics.js';
+import { EVENT_TYPES } from './event-types.js';
 import {
   CLAIM_ATTEMPT,
   DELIVERY_TO_SEND,
@@ -42,8 +43,8 @@ declare module '../jobs/job-queue.js' {
 export const WEBHOOK_RESOLVER = Symbol('WEBHOOK_RESOLVER');
 
 /** An attempt not finished this long after its timeout (its process died) is taken up again by the sweep. */
-const LEASE_MARGIN_MS = 60_000;
-const SWEEP_INTERVAL_MS = 60_000;
+const LEASE_MARGIN_MS = 15_000;
+const SWEEP_INTERVAL_MS = 15_000;
 
 function jobId(deliveryId: number, attempt: number): string {
   return `webhook-${deliveryId}-${attempt}`;
@@ -84,6 +85,7 @@ export class WebhookDeliveries implements OnModuleInit {
 
   /** A delivery for each active webhook subscribed to the event, and its first attempt queued. */
   async createDeliveries(event: DomainEvent): Promise<void> {
+    if (!EVENT_TYPES.includes(event.type)) return;
     const webhooks = (await this.dataSource.query(
       'SELECT id, events FROM webhooks WHERE active = ? ORDER BY id',
       [true],
