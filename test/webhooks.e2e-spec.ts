@@ -272,6 +272,12 @@ describe('webhooks', () => {
       await asAdmin(api().patch(`/api/v1/orders/${paid.id}/status`))
         .send({ payment_status: 'refunded' })
         .expect(200); // order.refunded
+      const scarce = await createProduct(t, admin.token, { stock: 1 });
+      const emptying = (await placeOrder(t, customer.token, [[scarce.id, 1]]).expect(201)).body.data;
+      await api()
+        .post(`/api/v1/orders/${emptying.id}/cancel`)
+        .auth(customer.token, { type: 'bearer' })
+        .expect(200); // product.back_in_stock
       // sessions.revoked is the service's own: not delivered, even to "*".
       await api().delete('/api/v1/sessions').auth(customer.token, { type: 'bearer' }).expect(200);
       const other = await createProduct(t, admin.token);
@@ -283,6 +289,35 @@ describe('webhooks', () => {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       expect([...types()].sort()).toEqual([...EVENT_TYPES].sort());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await settled(all.id, receiver.to('/every-type').length);
+      const dataOf = (type: string) =>
+        receiver
+          .to('/every-type')
+          .map((request) => JSON.parse(request.body))
+          .filter((body) => body.type === type)
+          .map((body) => body.data);
+      expect(dataOf('user.created')).toEqual([expect.objectContaining({ id: customer.id })]);
+      const ids = (type: string, id: (data: { id: number }) => number = (data) => data.id) =>
+        dataOf(type)
+          .map(id)
+          .sort((x, y) => x - y);
+      expect(ids('product.created')).toEqual([product.id, scarce.id, other.id]);
+      expect(dataOf('product.updated')).toEqual([expect.objectContaining({ id: product.id, price: 12 })]);
+      expect(dataOf('product.deleted')).toEqual([expect.objectContaining({ id: other.id })]);
+      expect(dataOf('product.back_in_stock')).toEqual([expect.objectContaining({ id: scarce.id, stock: 1 })]);
+      for (const type of ['order.paid', 'order.refunded']) {
+        expect(dataOf(type)).toEqual([
+          expect.objectContaining({
+            userId: customer.id,
+            order: expect.objectContaining({ id: paid.id }),
+            items: [expect.objectContaining({ product_id: product.id, quantity: 1 })],
+          }),
+        ]);
+      }
+      expect(
+        ids('order.cancelled', (data) => (data as unknown as { order: { id: number } }).order.id),
+      ).toEqual([paid.id, emptying.id]);
       for (const request of receiver.to('/every-type')) {
         expect(hasValidSignature(all.secret, request)).toBe(true);
         expect(request.headers['webhook-id']).toBe(JSON.parse(request.body).id);
