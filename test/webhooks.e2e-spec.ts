@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { EVENT_TYPES } from '../src/webhooks/event-types.js';
 import { WebhookDeliveries } from '../src/webhooks/webhook-deliveries.js';
+import { sqlDatetime } from '../src/database/timestamps.js';
 
 interface Delivery {
   id: number;
@@ -344,6 +345,50 @@ describe('webhooks', () => {
       expect(await deliveries(endpoint.id)).toEqual([
         expect.objectContaining({ event_id: event.id, status: 'succeeded', attempts: 1 }),
       ]);
+    });
+
+    it('the sweep queues a pending delivery whose job was lost, and removes settled ones past WEBHOOK_DELIVERY_RETENTION', async () => {
+      const endpoint = await register({ url: `${receiver.url}/swept`, events: ['order.created'] });
+      const ago = (ms: number) => sqlDatetime(new Date(Date.now() - ms));
+      const payload = JSON.stringify({
+        id: 'swept-lost',
+        type: 'order.created',
+        created_at: ago(0),
+        data: {},
+      });
+      const insert = (eventId: string, status: string, createdAt: string, nextAttemptAt: string | null) =>
+        t.dataSource.query(
+          'INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, status, next_attempt_at, created_at) ' +
+            "VALUES (?, ?, 'order.created', ?, ?, ?, ?)",
+          [endpoint.id, eventId, payload, status, nextAttemptAt, createdAt],
+        );
+      const day = 86_400_000;
+      await insert('swept-lost', 'pending', ago(60_000), ago(60_000)); // created, then the process died
+      await insert('swept-old-ok', 'succeeded', ago(31 * day), null);
+      await insert('swept-old-failed', 'failed', ago(31 * day), null);
+      await insert('swept-recent', 'succeeded', ago(29 * day), null);
+
+      await t.app.get(WebhookDeliveries).sweep();
+      const [sent] = await receiver.waitFor('/swept', 1);
+      expect(sent.body).toBe(payload);
+      expect(sent.headers['webhook-id']).toBe('swept-lost');
+      expect(hasValidSignature(endpoint.secret, sent)).toBe(true);
+      await settled(endpoint.id, 2);
+      expect(
+        (await deliveries(endpoint.id)).map((delivery) => [
+          delivery.event_id,
+          delivery.status,
+          delivery.attempts,
+        ]),
+      ).toEqual([
+        ['swept-recent', 'succeeded', 0],
+        ['swept-lost', 'succeeded', 1],
+      ]);
+      const rows = (await t.dataSource.query(
+        'SELECT event_id, status FROM webhook_deliveries WHERE webhook_id = ? ORDER BY id',
+        [endpoint.id],
+      )) as Array<{ event_id: string; status: string }>;
+      expect(rows.map((row) => row.event_id)).toEqual(['swept-lost', 'swept-recent']);
     });
 
     it('a 500 is retried after 1 s and 2 s (WEBHOOK_RETRY_SCHEDULE=1s,2s), then the delivery has failed; a manual retry sends it again', async () => {

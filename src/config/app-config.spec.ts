@@ -273,14 +273,21 @@ describe('loadConfig', () => {
       timeoutMs: 10_000,
       retryScheduleSeconds: [10, 60, 300, 1800, 7200, 21600, 43200, 86400],
       allowPrivateNetworks: false,
+      deliveryRetentionSeconds: 30 * 86400,
     });
     expect(
       loadConfig({
         WEBHOOK_TIMEOUT_MS: '2500',
         WEBHOOK_RETRY_SCHEDULE: '1s, 2, 1m,1d',
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_DELIVERY_RETENTION: '0',
       }).webhooks,
-    ).toEqual({ timeoutMs: 2500, retryScheduleSeconds: [1, 2, 60, 86400], allowPrivateNetworks: true });
+    ).toEqual({
+      timeoutMs: 2500,
+      retryScheduleSeconds: [1, 2, 60, 86400],
+      allowPrivateNetworks: true,
+      deliveryRetentionSeconds: 0,
+    });
     expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '10s,0s' })).toContain(
       'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of positive durations such as 10s,1m,5m,2h,1d (got "10s,0s")',
     );

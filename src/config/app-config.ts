@@ -132,6 +132,8 @@ export interface AppConfig {
     retryScheduleSeconds: number[];
     /** Lets endpoints resolve to loopback, private, link-local and other non-public addresses. */
     allowPrivateNetworks: boolean;
+    /** Succeeded and failed deliveries are removed this long after they were created; 0 keeps them. */
+    deliveryRetentionSeconds: number;
   };
 }
 
@@ -467,6 +469,9 @@ export class EnvironmentVariables {
 
   @BooleanVariable()
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @DurationVariable({ allowZero: true })
+  WEBHOOK_DELIVERY_RETENTION = 30 * 86400;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -586,6 +591,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       timeoutMs: variables.WEBHOOK_TIMEOUT_MS,
       retryScheduleSeconds: variables.WEBHOOK_RETRY_SCHEDULE.map((item) => parseDuration(item)!),
       allowPrivateNetworks: variables.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      deliveryRetentionSeconds: variables.WEBHOOK_DELIVERY_RETENTION,
     },
   };
 }

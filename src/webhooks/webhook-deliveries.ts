@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { changedRows, insertRow } from '../database/raw-query.js';
+import { changedRows, insertRow, placeholders } from '../database/raw-query.js';
 import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import type { DomainEvent } from '../events/domain-events.js';
@@ -16,6 +16,7 @@ import {
   CLAIM_ATTEMPT,
   DELIVERY_TO_SEND,
   DELIVERY_STATE,
+  EXPIRED_DELIVERIES,
   INSERT_DELIVERY,
   OVERDUE_DELIVERIES,
   RECORD_FAILURE,
@@ -80,7 +81,7 @@ export class WebhookDeliveries implements OnModuleInit {
     this.queue.handle('webhook.deliver', ({ deliveryId, attempt }) => this.attempt(deliveryId, attempt), {
       concurrency: 10,
     });
-    this.queue.schedule('webhook.sweep', SWEEP_INTERVAL_MS, () => this.requeueOverdue());
+    this.queue.schedule('webhook.sweep', SWEEP_INTERVAL_MS, () => this.sweep());
   }
 
   /** A delivery for each active webhook subscribed to the event, and its first attempt queued. */
@@ -236,6 +237,12 @@ export class WebhookDeliveries implements OnModuleInit {
     return 'retrying';
   }
 
+  /** The periodic sweep: overdue deliveries queued again, then settled ones past their retention removed. */
+  async sweep(): Promise<void> {
+    await this.requeueOverdue();
+    await this.removeExpired();
+  }
+
   /**
    * Queues again the pending deliveries whose attempt is long overdue: a job lost with a process that died
    * between creating a delivery and queueing it, or in the middle of an attempt (its lease ran out).
@@ -256,6 +263,24 @@ export class WebhookDeliveries implements OnModuleInit {
         { deliveryId: Number(delivery.id), attempt },
         { jobId: `${jobId(delivery.id, attempt)}-overdue-${Date.now()}` },
       );
+    }
+  }
+
+  private async removeExpired(): Promise<void> {
+    const retentionSeconds = this.config.webhooks.deliveryRetentionSeconds;
+    if (retentionSeconds === 0) return;
+    const before = sqlDatetime(new Date(Date.now() - retentionSeconds * 1000));
+    for (;;) {
+      const expired = (await this.dataSource.query(EXPIRED_DELIVERIES, [before])) as Array<{ id: number }>;
+      if (expired.length === 0) return;
+      await this.transactions.run('remove old webhook deliveries', (tx) =>
+        changedRows(
+          tx,
+          `DELETE FROM webhook_deliveries WHERE id IN (${placeholders(expired.length)})`,
+          expired.map((row) => row.id),
+        ),
+      );
+      if (expired.length < 1000) return;
     }
   }
 }

@@ -30,3 +30,7 @@ export const REOPEN_DELIVERY =
 
 export const OVERDUE_DELIVERIES =
   "SELECT id, attempts, next_attempt_at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < ? ORDER BY id LIMIT 500";
+
+/** Settled deliveries created before a time, a batch at a time (removed by id: MySQL has no LIMIT in IN). */
+export const EXPIRED_DELIVERIES =
+  "SELECT id FROM webhook_deliveries WHERE created_at < ? AND status <> 'pending' LIMIT 1000";

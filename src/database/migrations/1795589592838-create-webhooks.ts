@@ -78,6 +78,8 @@ export class CreateWebhooks1795589592838 implements MigrationInterface {
           { name: 'IDX_webhook_deliveries_webhook_id', columnNames: ['webhook_id', 'id'] },
           // The sweep of overdue pending deliveries.
           { name: 'IDX_webhook_deliveries_status_next', columnNames: ['status', 'next_attempt_at'] },
+          // The removal of old deliveries (WEBHOOK_DELIVERY_RETENTION).
+          { name: 'IDX_webhook_deliveries_created_at', columnNames: ['created_at'] },
         ],
       }),
     );
