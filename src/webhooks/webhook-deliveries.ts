@@ -112,16 +112,17 @@ export class WebhookDeliveries implements OnModuleInit {
         );
         delivery = { id, attempts: 0, status: 'pending' };
       } catch (error) {
-        // The event came again (at-least-once): its delivery exists; queue its next attempt if it is pending.
+        // The event came again (at-least-once): its delivery exists. Unless its first attempt has not started
+        // (the job may have been lost with the process that queued it), its own jobs and the sweep carry it on:
+        // queueing an attempt here would skip the retry schedule's wait or run beside an attempt in progress.
         if (!isUniqueViolation(error)) throw error;
         delivery = (await this.dataSource.query(DELIVERY_STATE, [webhook.id, event.id]))[0];
       }
-      if (delivery.status !== 'pending') continue;
-      const attempt = Number(delivery.attempts) + 1;
+      if (delivery.status !== 'pending' || Number(delivery.attempts) > 0) continue;
       await this.queue.add(
         'webhook.deliver',
-        { deliveryId: Number(delivery.id), attempt },
-        { jobId: jobId(delivery.id, attempt) },
+        { deliveryId: Number(delivery.id), attempt: 1 },
+        { jobId: jobId(delivery.id, 1) },
       );
     }
   }
