@@ -551,6 +551,30 @@ describe('webhooks to non-public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)'
     expect(Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM webhooks'))[0].n)).toBe(0);
   });
 
+  it('PUT refuses a change of url to a private address; the stored url stays', async () => {
+    const created = await request(t.url)
+      .post('/api/v1/admin/webhooks')
+      .auth(admin.token, { type: 'bearer' })
+      .send({ url: 'https://93.184.216.34/hook', events: ['*'] })
+      .expect(201);
+    const res = await request(t.url)
+      .put(`/api/v1/admin/webhooks/${created.body.data.id}`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ url: 'http://192.168.0.10/hook', description: 'moved' })
+      .expect(400);
+    expect(res.body.data.errors).toEqual([
+      {
+        field: 'url',
+        rule: 'publicAddress',
+        message: 'url must reach a public address: 192.168.0.10 is a private address',
+      },
+    ]);
+    expect(
+      await t.dataSource.query('SELECT url, description FROM webhooks WHERE id = ?', [created.body.data.id]),
+    ).toEqual([{ url: 'https://93.184.216.34/hook', description: '' }]);
+    await t.dataSource.query('DELETE FROM webhooks');
+  });
+
   it('an endpoint that now resolves to a loopback address is refused at delivery: nothing sent, the attempt failed', async () => {
     // As if the name had resolved to a public address at registration: the row is written directly.
     await t.dataSource.query(
