@@ -13,6 +13,7 @@ import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../observability/metrics.js';
 import { EVENT_TYPES } from './event-types.js';
 import {
+  ACTIVE_WEBHOOKS,
   CLAIM_ATTEMPT,
   DELIVERY_TO_SEND,
   DELIVERY_STATE,
@@ -29,7 +30,7 @@ import {
   post,
   RefusedUrlError,
   signature,
-  type Resolver,
+  systemResolver,
   type SendResult,
 } from './webhook-sender.js';
 
@@ -39,9 +40,6 @@ declare module '../jobs/job-queue.js' {
     'webhook.deliver': { deliveryId: number; attempt: number };
   }
 }
-
-/** The DNS resolver of deliveries and registrations (a test may give its own). */
-export const WEBHOOK_RESOLVER = Symbol('WEBHOOK_RESOLVER');
 
 /** An attempt not finished this long after its timeout (its process died) is taken up again by the sweep. */
 const LEASE_MARGIN_MS = 15_000;
@@ -73,7 +71,6 @@ export class WebhookDeliveries implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
-    @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
   ) {}
 
   onModuleInit(): void {
@@ -87,10 +84,10 @@ export class WebhookDeliveries implements OnModuleInit {
   /** A delivery for each active webhook subscribed to the event, and its first attempt queued. */
   async createDeliveries(event: DomainEvent): Promise<void> {
     if (!EVENT_TYPES.includes(event.type)) return;
-    const webhooks = (await this.dataSource.query(
-      'SELECT id, events FROM webhooks WHERE active = ? ORDER BY id',
-      [true],
-    )) as Array<{ id: number; events: string }>;
+    const webhooks = (await this.dataSource.query(ACTIVE_WEBHOOKS, [true])) as Array<{
+      id: number;
+      events: string;
+    }>;
     const payload = JSON.stringify({
       id: event.id,
       type: event.type,
@@ -180,7 +177,11 @@ export class WebhookDeliveries implements OnModuleInit {
   }): Promise<SendResult> {
     const url = new URL(delivery.url);
     try {
-      const addresses = await checkedAddresses(url, this.resolver, this.config.webhooks.allowPrivateNetworks);
+      const addresses = await checkedAddresses(
+        url,
+        systemResolver,
+        this.config.webhooks.allowPrivateNetworks,
+      );
       const timestamp = Math.floor(Date.now() / 1000);
       const headers = {
         'webhook-id': delivery.event_id,

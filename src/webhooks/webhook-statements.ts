@@ -1,6 +1,8 @@
 // The fixed SQL of webhook deliveries (both databases). An attempt's writes are conditional on `attempts`, so a
 // job that lost the race for an attempt changes nothing.
 
+export const ACTIVE_WEBHOOKS = 'SELECT id, events FROM webhooks WHERE active = ? ORDER BY id';
+
 export const INSERT_DELIVERY =
   'INSERT INTO webhook_deliveries (webhook_id, event_id, event_type, payload, next_attempt_at) VALUES (?, ?, ?, ?, ?)';
 

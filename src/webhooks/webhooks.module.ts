@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhookDeliveries, WEBHOOK_RESOLVER } from './webhook-deliveries.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { systemResolver } from './webhook-sender.js';
 import { Webhook } from './webhook.entity.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -11,6 +10,6 @@ import { WebhooksService } from './webhooks.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([Webhook, WebhookDelivery])],
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhookDeliveries, { provide: WEBHOOK_RESOLVER, useValue: systemResolver }],
+  providers: [WebhooksService, WebhookDeliveries],
 })
 export class WebhooksModule {}

@@ -16,9 +16,9 @@ import {
   WebhookDeliveryResponseDto,
   WebhookResponseDto,
 } from './dto/webhook.dto.js';
-import { WebhookDeliveries, WEBHOOK_RESOLVER } from './webhook-deliveries.js';
+import { WebhookDeliveries } from './webhook-deliveries.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
-import { checkedAddresses, newSecret, RefusedUrlError, type Resolver } from './webhook-sender.js';
+import { checkedAddresses, newSecret, RefusedUrlError, systemResolver } from './webhook-sender.js';
 import { Webhook } from './webhook.entity.js';
 
 @Injectable()
@@ -29,7 +29,6 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveries,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(WEBHOOK_RESOLVER) private readonly resolver: Resolver,
   ) {}
 
   async create(dto: CreateWebhookDto): Promise<CreatedWebhookResponseDto> {
@@ -95,7 +94,7 @@ export class WebhooksService {
   /** 400 naming `url` unless its host resolves, and only to addresses webhooks may reach. */
   private async assertReachable(url: string): Promise<void> {
     try {
-      await checkedAddresses(new URL(url), this.resolver, this.config.webhooks.allowPrivateNetworks);
+      await checkedAddresses(new URL(url), systemResolver, this.config.webhooks.allowPrivateNetworks);
     } catch (error) {
       if (error instanceof RefusedUrlError) throw fieldError('url', error.rule, error.message);
       throw error;
