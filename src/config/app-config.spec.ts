@@ -311,6 +311,37 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the webhook settings: timeout, retry schedule as durations, private networks off by default', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      timeoutMs: 10_000,
+      retryScheduleSeconds: [10, 60, 300, 1800, 7200, 21600, 43200, 86400],
+      allowPrivateNetworks: false,
+      deliveryRetentionSeconds: 30 * 86400,
+    });
+    expect(
+      loadConfig({
+        WEBHOOK_TIMEOUT_MS: '2500',
+        WEBHOOK_RETRY_SCHEDULE: '1s, 2, 1m,1d',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_DELIVERY_RETENTION: '0',
+      }).webhooks,
+    ).toEqual({
+      timeoutMs: 2500,
+      retryScheduleSeconds: [1, 2, 60, 86400],
+      allowPrivateNetworks: true,
+      deliveryRetentionSeconds: 0,
+    });
+    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '10s,0s' })).toContain(
+      'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of positive durations such as 10s,1m,5m,2h,1d (got "10s,0s")',
+    );
+    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '1x' })).toContain(
+      'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list',
+    );
+    expect(problemsOf({ WEBHOOK_TIMEOUT_MS: '50' })).toContain(
+      'WEBHOOK_TIMEOUT_MS must be an integer from 100 to 600000 (got "50")',
+    );
+  });
+
   it('accepts in UPLOAD_ALLOWED_TYPES only types that can be detected from file content', () => {
     expect(loadConfig({ UPLOAD_ALLOWED_TYPES: 'Image/PNG, application/pdf' }).upload.allowedTypes).toEqual([
       'image/png',

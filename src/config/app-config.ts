@@ -23,6 +23,7 @@ import {
   ListVariable,
   OneOfVariable,
   listMessage,
+  parseDuration,
   VariableRule,
 } from './variable-rules.js';
 
@@ -130,6 +131,16 @@ export interface AppConfig {
   metricsPort: number | null;
   /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
   otlpEndpoint: string | null;
+  webhooks: {
+    /** An attempt with no complete answer within this time failed. */
+    timeoutMs: number;
+    /** Waits before the 2nd, 3rd, … attempt; when they are used up, the delivery has failed. */
+    retryScheduleSeconds: number[];
+    /** Lets endpoints resolve to loopback, private, link-local and other non-public addresses. */
+    allowPrivateNetworks: boolean;
+    /** Succeeded and failed deliveries are removed this long after they were created; 0 keeps them. */
+    deliveryRetentionSeconds: number;
+  };
 }
 
 export type Env = Record<string, string | undefined>;
@@ -473,6 +484,24 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IntegerVariable(100, 600_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @ListVariable()
+  @ArrayNotEmpty({ message: listMessage('must list at least one duration') })
+  @VariableRule((list) =>
+    (list as string[]).every((item) => (parseDuration(item) ?? 0) > 0)
+      ? undefined
+      : `must be a comma-separated list of positive durations such as 10s,1m,5m,2h,1d (got "${(list as string[]).join(',')}")`,
+  )
+  WEBHOOK_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h', '24h'];
+
+  @BooleanVariable()
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @DurationVariable({ allowZero: true })
+  WEBHOOK_DELIVERY_RETENTION = 30 * 86400;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -595,6 +624,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,
     otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    webhooks: {
+      timeoutMs: variables.WEBHOOK_TIMEOUT_MS,
+      retryScheduleSeconds: variables.WEBHOOK_RETRY_SCHEDULE.map((item) => parseDuration(item)!),
+      allowPrivateNetworks: variables.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      deliveryRetentionSeconds: variables.WEBHOOK_DELIVERY_RETENTION,
+    },
   };
 }
 

@@ -110,3 +110,35 @@ export async function health(): Promise<'up'> {
   if (error !== undefined) throw new Error(error.data.details);
   return data.data.database;
 }
+
+type Delivery = components['schemas']['WebhookDeliveryResponseDto'];
+
+/** An integration's set-up: registers its endpoint, keeps the secret, and lists the failed deliveries to retry. */
+export async function registerWebhook(token: string, url: string): Promise<{ id: number; secret: string }> {
+  const { data, error } = await api.POST('/api/v1/admin/webhooks', {
+    body: { url, events: ['order.created', 'order.paid'], description: 'ERP' },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return { id: data.data.id, secret: data.data.secret };
+}
+
+export async function retryFailedDeliveries(token: string, webhookId: number): Promise<Delivery[]> {
+  const auth = { Authorization: `Bearer ${token}` };
+  const { data, error } = await api.GET('/api/v1/admin/webhooks/{id}/deliveries', {
+    params: { path: { id: webhookId }, query: { page: 1, page_size: 100 } },
+    headers: auth,
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const retried: Delivery[] = [];
+  for (const delivery of data.data.filter((item) => item.status === 'failed')) {
+    const retry = await api.POST('/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
+      params: { path: { id: webhookId, deliveryId: delivery.id } },
+      headers: auth,
+    });
+    if (retry.error !== undefined) throw new Error(retry.error.data.details);
+    const status: 'pending' | 'succeeded' | 'failed' = retry.data.data.status;
+    if (status === 'pending') retried.push(retry.data.data);
+  }
+  return retried;
+}
