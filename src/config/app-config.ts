@@ -70,6 +70,14 @@ export interface AppConfig {
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
   };
+  /** The outbox of domain events (docs/operations.md#the-outbox). */
+  outbox: {
+    sweepIntervalSeconds: number;
+    /** An event claimed and not marked dispatched within this is dispatched again; doubles after each failure. */
+    redispatchAfterSeconds: number;
+    /** Dispatched events are deleted this long after their dispatch. */
+    retentionSeconds: number;
+  };
   upload: {
     dir: string;
     maxBytes: number;
@@ -86,6 +94,17 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
+  /** The job queue (docs/operations.md#job-queue): BullMQ with REDIS_URL, the `jobs` table otherwise. */
+  jobs: {
+    /** Database queue: how often each instance looks for due jobs and scheduled ticks. */
+    pollIntervalMs: number;
+    /** A running job's claim; a job whose instance stops renewing it runs again after this long. */
+    leaseMs: number;
+    /** Finished (done or failed) jobs are kept this long, and a jobId is deduplicated while its job is kept. */
+    retentionSeconds: number;
+    /** BullMQ: how long `add` waits for Redis before it fails. */
+    addTimeoutMs: number;
+  };
   ws: {
     /** Who receives chat messages: `everyone`; `admins` (a customer's reach admins and the sender only); `off`. */
     chat: 'everyone' | 'admins' | 'off';
@@ -314,6 +333,15 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 100_000)
   ORDER_MAX_PENDING_PER_USER = 20;
 
+  @DurationVariable()
+  OUTBOX_SWEEP_INTERVAL = 5;
+
+  @DurationVariable()
+  OUTBOX_REDISPATCH_AFTER = 30;
+
+  @DurationVariable({ allowZero: true })
+  OUTBOX_RETENTION = 7 * 86400;
+
   UPLOAD_DIR = './uploads';
 
   @IntegerVariable(1)
@@ -373,6 +401,18 @@ export class EnvironmentVariables {
 
   @OneOfVariable(['everyone', 'admins', 'off'])
   WS_CHAT: AppConfig['ws']['chat'] = 'everyone';
+
+  @IntegerVariable(10, 60_000)
+  JOBS_POLL_INTERVAL_MS = 1000;
+
+  @IntegerVariable(1000, 3_600_000)
+  JOBS_LEASE_MS = 60_000;
+
+  @DurationVariable()
+  JOBS_RETENTION = 604_800;
+
+  @IntegerVariable(100, 600_000)
+  JOBS_ADD_TIMEOUT_MS = 5000;
 
   @IntegerVariable(1, 10_000)
   WS_MESSAGES_PER_SECOND = 10;
@@ -510,6 +550,11 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
       maxPendingPerUser: variables.ORDER_MAX_PENDING_PER_USER,
     },
+    outbox: {
+      sweepIntervalSeconds: variables.OUTBOX_SWEEP_INTERVAL,
+      redispatchAfterSeconds: variables.OUTBOX_REDISPATCH_AFTER,
+      retentionSeconds: variables.OUTBOX_RETENTION,
+    },
     upload: {
       dir: resolve(variables.UPLOAD_DIR),
       maxBytes: variables.UPLOAD_MAX_BYTES,
@@ -527,6 +572,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,
+    jobs: {
+      pollIntervalMs: variables.JOBS_POLL_INTERVAL_MS,
+      leaseMs: variables.JOBS_LEASE_MS,
+      retentionSeconds: variables.JOBS_RETENTION,
+      addTimeoutMs: variables.JOBS_ADD_TIMEOUT_MS,
+    },
     ws: {
       chat: variables.WS_CHAT,
       messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,

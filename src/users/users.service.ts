@@ -20,6 +20,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { throwUniqueViolationAs400 } from '../database/errors.js';
 import { forUpdate } from '../database/row-locks.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { EventBus } from '../events/event-bus.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { UserSessions } from '../sessions/user-sessions.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
@@ -38,6 +39,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     private readonly sessions: UserSessions,
     private readonly orders: OrderHistory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   /** Creates the configured admin account once; safe to run on every start and on several instances. */
@@ -88,12 +90,16 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       isActive: true,
     });
     try {
-      await this.transactions.run('create user', (manager) => manager.insert(User, user));
+      return await this.transactions.run('create user', async (manager) => {
+        await manager.insert(User, user);
+        const created = await manager.findOneByOrFail(User, { id: user.id });
+        await this.events.publish(manager, 'user.created', toUserResponse(created, true));
+        return created;
+      });
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
       throwUniqueViolationAs400(error, 'username', 'username or email is already taken');
     }
-    return this.users.findOneByOrFail({ id: user.id });
   }
 
   /**
@@ -164,7 +170,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Deactivation and a change of role end the user's sessions; reactivation revives none of them.
-    const endsSessions = await this.transactions.run('update user', async (manager) => {
+    await this.transactions.run('update user', async (manager) => {
       const removals: FieldError[] = [];
       if (dto.role === 'user')
         removals.push(lastAdmin('role', 'the last active admin cannot lose the admin role'));
@@ -180,24 +186,20 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       if (result.affected === 0 || before === null) throw new NotFoundException(`User ${id} not found`);
       const ends = dto.is_active === false || (dto.role !== undefined && dto.role !== before.role);
       if (ends) await this.sessions.revokeAll(manager, id, null);
-      return ends;
     });
-    if (endsSessions) this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
     return toUserResponse(await this.findOrFail(id), true);
   }
 
   /** Soft-deletes the account, ends its sessions and cancels its pending orders (their stock goes back). */
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    const cancelled = await this.transactions.run('delete user', async (manager) => {
+    await this.transactions.run('delete user', async (manager) => {
       await keepAnActiveAdmin(manager, id, [lastAdmin('id', 'the last active admin cannot be deleted')]);
       const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
-      return this.orders.cancelPendingOf(manager, id);
+      await this.orders.cancelPendingOf(manager, id);
     });
-    this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
-    await this.orders.announceUpdated(cancelled);
   }
 
   private async findOrFail(id: number): Promise<User> {

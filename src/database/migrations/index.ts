@@ -10,6 +10,8 @@ import { CreateUploads1763800700000 } from './1763800700000-create-uploads.js';
 import { IndexProductSearchAndSorts1763800800000 } from './1763800800000-index-product-search-and-sorts.js';
 import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-state.js';
 import { RecordRotatedRefreshTokens1763801000000 } from './1763801000000-record-rotated-refresh-tokens.js';
+import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-events.js';
+import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -24,4 +26,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   IndexProductSearchAndSorts1763800800000,
   CreateCatalogState1763800900000,
   RecordRotatedRefreshTokens1763801000000,
+  CreateOutboxEvents1763801000000,
+  CreateJobs1763801100000,
 ];
