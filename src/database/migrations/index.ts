@@ -12,6 +12,7 @@ import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-
 import { RecordRotatedRefreshTokens1763801000000 } from './1763801000000-record-rotated-refresh-tokens.js';
 import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-events.js';
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
+import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -28,4 +29,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   RecordRotatedRefreshTokens1763801000000,
   CreateOutboxEvents1763801000000,
   CreateJobs1763801100000,
+  CreateCategories1763801200000,
 ];
