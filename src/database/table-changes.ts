@@ -45,8 +45,17 @@ export async function changeTable(
   change: TableChange,
 ): Promise<void> {
   if (queryRunner.connection.driver.options.type !== 'mysql') {
-    await changeSqliteTable(queryRunner, table, change);
-    await assertForeignKeysHold(queryRunner, table);
+    // SQLite's schema changes are transactional: outside a migration's transaction, the helper opens its own.
+    const own = !queryRunner.isTransactionActive;
+    if (own) await queryRunner.startTransaction();
+    try {
+      await changeSqliteTable(queryRunner, table, change);
+      await assertForeignKeysHold(queryRunner, table);
+      if (own) await queryRunner.commitTransaction();
+    } catch (error) {
+      if (own) await queryRunner.rollbackTransaction();
+      throw error;
+    }
     return;
   }
   await changeMysqlTable(queryRunner, table, change);
