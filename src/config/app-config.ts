@@ -58,7 +58,7 @@ export interface AppConfig {
   throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
-  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
+  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
   catalogPublic: boolean;
   /** An unknown category_id on a product write is a 400 instead of creating a placeholder category. */
   categoriesStrict: boolean;
