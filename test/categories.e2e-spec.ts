@@ -341,6 +341,22 @@ describe('categories', () => {
       expect(await categoryRow(4244)).toBeUndefined();
     });
 
+    it('no placeholder above id 1000000000: 400 naming category_id, nothing written', async () => {
+      const before = await countCategories();
+      const res = await api()
+        .post('/api/v1/products')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Far', price: 1, stock: 1, category_id: 2147483647 })
+        .expect(400);
+      expect(res.body.data.errors).toEqual([
+        { field: 'category_id', rule: 'categoryExists', message: 'category_id 2147483647 is not a category' },
+      ]);
+      expect(await countCategories()).toBe(before);
+      await createProduct(t, admin.token, { category_id: 1_000_000_000 });
+      expect(await categoryRow(1_000_000_000)).toMatchObject({ name: 'Category 1000000000' });
+      expect((await createCategory({ name: 'After the far one' })).id).toBe(1_000_000_001);
+    });
+
     it('a placeholder whose slug is taken gets a suffix', async () => {
       await createCategory({ name: 'Taken', slug: 'category-5151' });
       await createProduct(t, admin.token, { category_id: 5151 });

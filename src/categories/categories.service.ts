@@ -24,6 +24,11 @@ import {
 const SLUG_BASE_MAX = 100;
 /** Suffixes tried after the first free one was taken by a concurrent write. */
 const SLUG_ATTEMPTS = 10;
+/**
+ * Highest id a placeholder is made for: above it a product's unknown category_id is refused, so that a stray
+ * id near the column's limit (2147483647) cannot leave categories no room for their next auto-increment id.
+ */
+export const PLACEHOLDER_ID_MAX = 1_000_000_000;
 /** The deepest a parent chain is followed; deeper trees are refused as if they were a cycle. */
 const MAX_DEPTH = 100;
 
@@ -146,7 +151,7 @@ export class CategoriesService implements CategoryDirectory {
 
   async ensureForProduct(tx: Tx, id: number): Promise<void> {
     if (await this.exists(tx, id, false)) return;
-    if (this.config.categoriesStrict) {
+    if (this.config.categoriesStrict || id > PLACEHOLDER_ID_MAX) {
       throw fieldError('category_id', 'categoryExists', `category_id ${id} is not a category`);
     }
     const inserted = await this.insert(

@@ -9,7 +9,7 @@ export abstract class CategoryDirectory {
    * Makes sure category `id` exists before a product names it. An unknown id gets a placeholder category
    * (`Category N`, slug `category-N`, a suffix when that slug is taken) in the caller's transaction, so that it
    * goes with the product's write; two transactions naming the same new id create one. With
-   * CATEGORIES_STRICT=true an unknown id is a 400 naming `category_id` instead. A deleted category still
+   * CATEGORIES_STRICT=true, or above 1000000000, an unknown id is a 400 naming `category_id` instead. A deleted category still
    * exists (its products keep it).
    */
   abstract ensureForProduct(tx: Tx, id: number): Promise<void>;
