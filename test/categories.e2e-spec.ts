@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { concurrentClient } from './support/http.js';
+import { expectLockRetries } from './support/lock-retry-detector.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -222,6 +223,22 @@ describe('categories', () => {
       const topLevel = await put(middle.id, { parent_id: null }).expect(200);
       expect(topLevel.body.data.parent_id).toBeNull();
       expect((await categoryRow(middle.id)).parent_id).toBeNull();
+    });
+
+    it('two moves that together would close a loop: one is made, the other refused; the tree stays a tree', async () => {
+      const a = await createCategory({ name: 'Loop A' });
+      const b = await createCategory({ name: 'Loop B' });
+      // On MySQL the two lock each other's rows (a deadlock the runner retries); SQLite runs them one after the other.
+      expectLockRetries();
+      const [first, second] = await Promise.all([
+        put(a.id, { parent_id: b.id }),
+        put(b.id, { parent_id: a.id }),
+      ]);
+      expect([first.status, second.status].sort()).toEqual([200, 400]);
+      const refused = first.status === 400 ? first : second;
+      expect(refused.body.data.errors[0]).toMatchObject({ field: 'parent_id', rule: 'noCycle' });
+      const parents = [(await categoryRow(a.id)).parent_id, (await categoryRow(b.id)).parent_id];
+      expect(parents.filter((parent) => parent === null)).toHaveLength(1);
     });
 
     it('refuses an unknown or deleted parent with 400 naming parent_id, writing nothing', async () => {

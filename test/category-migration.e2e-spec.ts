@@ -246,6 +246,12 @@ describe('categories migration and changeTable', () => {
       expect(await foreignKeysOfProducts()).toEqual(
         mysql() ? ['FK_products_category'] : ['category_id->categories'],
       );
+      if (mysql()) {
+        const indexes = await db.query(
+          "SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME = 'FK_products_probe_user'",
+        );
+        expect(indexes).toEqual([]);
+      }
 
       await db.query('UPDATE products SET probe_user_id = 1 WHERE id = 1');
       await changeTable(queryRunner, 'products', {

@@ -36,8 +36,9 @@ export interface TableChange {
  *   indexes and triggers stay untouched). Works inside the migration's transaction, up and down.
  *
  * Afterwards every foreign key of the table is checked against the rows (`PRAGMA foreign_key_check` on SQLite,
- * a join per key on MySQL): a row pointing nowhere fails the change, and the migration's transaction (SQLite;
- * MySQL commits DDL as it goes) is rolled back. Backfill the referenced rows before adding a foreign key.
+ * a join per key on MySQL): a row pointing nowhere fails the change and leaves nothing of it (SQLite rolls it
+ * back with the transaction; MySQL, which commits DDL as it goes, has its new keys and their indexes dropped
+ * again). Backfill the referenced rows before adding a foreign key.
  */
 export async function changeTable(
   queryRunner: QueryRunner,
@@ -62,9 +63,16 @@ export async function changeTable(
   try {
     await assertForeignKeysHold(queryRunner, table);
   } catch (error) {
-    // MySQL has committed the ALTER: take the new keys away again, so that the failed migration left nothing.
+    // MySQL has committed the ALTER: take the new keys away again, with the indexes MySQL made for them.
     const added = (change.addForeignKeys ?? []).map((key) => key.name);
     if (added.length > 0) await changeMysqlTable(queryRunner, table, { dropForeignKeys: added });
+    for (const name of added) {
+      const [index]: unknown[] = await queryRunner.query(
+        'SELECT 1 FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1',
+        [table, name],
+      );
+      if (index !== undefined) await queryRunner.query(`ALTER TABLE \`${table}\` DROP INDEX \`${name}\``);
+    }
     throw error;
   }
 }
