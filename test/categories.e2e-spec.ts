@@ -433,6 +433,10 @@ describe('categories', () => {
       expect(second.body.data.map((p: { id: number }) => p.id)).toEqual(ids.slice(3));
       expect(second.body.meta.total).toBe(5);
 
+      // With a search too (on SQLite a search runs on the reader's connection).
+      const searched = await list(`category_id=${root.id}&include_descendants=true&search=product&sort=id`);
+      expect(searched.body.data.map((p: { id: number }) => p.id)).toEqual(ids);
+
       const exact = await list(`category_id=${root.id}`);
       expect(exact.body.data.map((p: { id: number }) => p.id)).toEqual([ids[0]]);
       const middle = await list(`category_id=${child.id}&include_descendants=true`);
