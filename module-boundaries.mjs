@@ -5,6 +5,7 @@
 export const publicSurface = {
   auth: ['auth.module', 'auth-user', 'guards', 'password-hasher', 'token-authenticator', 'dto/register.dto'],
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
+  categories: ['categories.module', 'category-directory', 'category-events'],
   products: ['products.module', 'product-catalog', 'product-events'],
   orders: ['orders.module', 'order-history', 'order-events'],
   upload: ['upload.module', 'upload-holds'],

@@ -59,8 +59,10 @@ export interface AppConfig {
   throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
-  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
+  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
   catalogPublic: boolean;
+  /** An unknown category_id on a product write is a 400 instead of creating a placeholder category. */
+  categoriesStrict: boolean;
   /** How long a product list's total is kept while the catalogue does not change; 0 counts on every page. */
   productTotalsTtlSeconds: number;
   /** Product searches run at once per instance, and how many more may wait for a turn (then 429). */
@@ -316,6 +318,9 @@ export class EnvironmentVariables {
   @BooleanVariable()
   CATALOG_PUBLIC = false;
 
+  @BooleanVariable()
+  CATEGORIES_STRICT = false;
+
   @DurationVariable({ allowZero: true })
   PRODUCT_TOTALS_TTL = 60;
 
@@ -569,6 +574,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
     catalogPublic: variables.CATALOG_PUBLIC,
+    categoriesStrict: variables.CATEGORIES_STRICT,
     productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,
     search: {
       concurrency: variables.SEARCH_CONCURRENCY ?? Math.max(1, Math.floor(variables.DATABASE_POOL_SIZE / 2)),

@@ -1,3 +1,4 @@
+import { Category } from '../categories/category.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -17,4 +18,5 @@ export const entities: Array<new () => object> = [
   Upload,
   Webhook,
   WebhookDelivery,
+  Category,
 ];

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CursorPosition } from '../common/pagination.js';
+import { CATEGORY_SUBTREE_CTE } from '../categories/category-directory.js';
 import { SqliteReader } from '../database/sqlite-reader.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
@@ -11,6 +12,8 @@ import { productFromRow, type ProductRow } from './product-statements.js';
 export interface ProductListFilter {
   active?: boolean;
   categoryId?: number;
+  /** With categoryId: the category and every category below it. */
+  includeDescendants?: boolean;
   minCents?: number;
   maxCents?: number;
   inStock?: boolean;
@@ -77,6 +80,9 @@ const toProduct = (row: ProductRow): ProductResponseDto => toProductResponse(pro
 
 /** The FROM, WHERE and relevance of a filter, in one dialect. */
 interface FilterSql {
+  /** A WITH clause the statement starts with, and its parameters (they come first). */
+  with: string;
+  withParams: unknown[];
   from: string;
   where: string[];
   params: unknown[];
@@ -109,7 +115,7 @@ export class ProductListQuery {
   }
 
   async page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage> {
-    const { from, where, params, score, scoreParams } = await this.filterSql(filter);
+    const { with: cte, withParams, from, where, params, score, scoreParams } = await this.filterSql(filter);
     const relevance = request.sort === 'relevance';
     const descending = relevance || request.sort.startsWith('-');
     const field = relevance ? 'relevance' : request.sort.replace(/^-/, '');
@@ -139,12 +145,12 @@ export class ProductListQuery {
     const countMatches = this.mysql && filter.searchWords !== undefined && request.after === undefined;
     const rows = await this.run<ProductRow & { matched?: number | string }>(
       filter,
-      `SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
+      `${cte}SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
         `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} ` +
         `FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
         `ORDER BY ${order} LIMIT ? OFFSET ?` +
         `) page ON page.id = p.id ORDER BY ${outerOrder}`,
-      [...scoreParams, ...params, request.limit + 1, request.offset],
+      [...withParams, ...scoreParams, ...params, request.limit + 1, request.offset],
     );
     const more = rows.length > request.limit;
     const page = more ? rows.slice(0, request.limit) : rows;
@@ -166,17 +172,19 @@ export class ProductListQuery {
   }
 
   async count(filter: ProductListFilter): Promise<number> {
-    const { from, where, params } = await this.filterSql(filter);
+    const { with: cte, withParams, from, where, params } = await this.filterSql(filter);
     const rows = await this.run<{ n: number | string }>(
       filter,
-      `SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
-      params,
+      `${cte}SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
+      [...withParams, ...params],
     );
     return Number(rows[0].n);
   }
 
   private async filterSql(filter: ProductListFilter): Promise<FilterSql> {
     const sql: FilterSql = {
+      with: '',
+      withParams: [],
       from: 'products p',
       where: ['p.deleted_at IS NULL'],
       params: [],
@@ -185,7 +193,11 @@ export class ProductListQuery {
     };
     // Literal 1/0: both databases store the flag so, and the list indexes start with is_active.
     if (filter.active !== undefined) sql.where.push(`p.is_active = ${filter.active ? 1 : 0}`);
-    if (filter.categoryId !== undefined) {
+    if (filter.categoryId !== undefined && filter.includeDescendants === true) {
+      sql.with = `${CATEGORY_SUBTREE_CTE} `;
+      sql.withParams.push(filter.categoryId);
+      sql.where.push('p.category_id IN (SELECT id FROM category_subtree)');
+    } else if (filter.categoryId !== undefined) {
       sql.where.push('p.category_id = ?');
       sql.params.push(filter.categoryId);
     }

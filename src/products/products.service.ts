@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { CategoryDirectory } from '../categories/category-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import {
@@ -74,6 +75,7 @@ export class ProductsService implements ProductCatalog {
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
     private readonly events: EventBus,
+    private readonly categories: CategoryDirectory,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -87,6 +89,7 @@ export class ProductsService implements ProductCatalog {
       isActive: true,
     });
     return this.transactions.run('create product', async (manager) => {
+      await this.categories.ensureForProduct(manager, dto.category_id);
       await manager.insert(Product, product);
       await ProductListTotals.catalogChanged(manager);
       const created = toProductResponse(await this.findOrFail(product.id, true, manager));
@@ -107,6 +110,9 @@ export class ProductsService implements ProductCatalog {
     if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
       throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
     }
+    if (query.include_descendants !== undefined && query.category_id === undefined) {
+      throw fieldError('include_descendants', 'needsCategory', 'include_descendants needs a category_id');
+    }
     const searching = query.search !== undefined && query.search.trim() !== '';
     const sort = query.sort ?? (searching ? 'relevance' : 'id');
     if (sort === 'relevance' && !searching) {
@@ -124,6 +130,7 @@ export class ProductsService implements ProductCatalog {
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
       categoryId: query.category_id,
+      includeDescendants: query.include_descendants === true ? true : undefined,
       minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
@@ -173,6 +180,7 @@ export class ProductsService implements ProductCatalog {
           'image must be the filename of a file uploaded through /upload',
         );
       }
+      if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
       // The stock before, locked until commit, tells whether this change brings the product back in stock.
       const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
       const result = await manager.update(

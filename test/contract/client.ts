@@ -37,6 +37,32 @@ export async function listProducts(
   return firstId === undefined && created === undefined ? { items: [], pages } : { items: data.data, pages };
 }
 
+type Category = components['schemas']['CategoryResponseDto'];
+
+/** A category menu: the top-level categories, then a category page's products with those of its subcategories. */
+export async function categoryPage(
+  token: string,
+  slug: string,
+): Promise<{ menu: Category[]; products: Product[] } | FieldError[]> {
+  const headers = { Authorization: `Bearer ${token}` };
+  const menu = await api.GET('/api/v1/categories', { params: { query: { parent_id: 0 } }, headers });
+  if (menu.error !== undefined) throw new Error(menu.error.data.details);
+  const found = await api.GET('/api/v1/categories', { params: { query: { slug } }, headers });
+  if (found.error !== undefined) throw new Error(found.error.data.details);
+  const category: Category | undefined = found.data.data[0];
+  if (category === undefined) return { menu: menu.data.data, products: [] };
+  const parent: number | null = category.parent_id;
+  const { data, error, response } = await api.GET('/api/v1/products', {
+    params: { query: { category_id: category.id, include_descendants: true } },
+    headers,
+  });
+  if (error !== undefined) {
+    if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+    throw new Error(error.data.details);
+  }
+  return { menu: parent === null ? menu.data.data : [], products: data.data };
+}
+
 /** Places an order; a 400 comes back as the list of field errors, for a form to show beside each field. */
 export async function placeOrder(
   token: string,

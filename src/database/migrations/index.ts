@@ -12,7 +12,8 @@ import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-
 import { RecordRotatedRefreshTokens1763800950000 } from './1763800950000-record-rotated-refresh-tokens.js';
 import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-events.js';
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
-import { CreateWebhooks1795589592838 } from './1795589592838-create-webhooks.js';
+import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
+import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -29,5 +30,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   RecordRotatedRefreshTokens1763800950000,
   CreateOutboxEvents1763801000000,
   CreateJobs1763801100000,
-  CreateWebhooks1795589592838,
+  CreateCategories1763801200000,
+  CreateWebhooks1763801250000,
 ];

@@ -71,7 +71,14 @@ export class CreateProductDto {
   @Max(1_000_000_000)
   stock?: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    example: 3,
+    description:
+      'An unknown id creates a placeholder category (`Category N`, slug `category-N`); with ' +
+      'CATEGORIES_STRICT=true it is a 400 instead',
+  })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
@@ -126,13 +133,21 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   })
   search?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Products of exactly this category' })
   @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   category_id?: number;
+
+  @ApiPropertyOptional({
+    description: 'With category_id: the products of that category and of every category below it',
+  })
+  @Optional()
+  @ToBoolean()
+  @IsBoolean()
+  include_descendants?: boolean;
 
   @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
   @Optional()

@@ -6,8 +6,8 @@ import { datetimeColumn, timestampColumns } from '../timestamps.js';
  * Webhook endpoints and their deliveries: one delivery per endpoint and event (the unique index makes a
  * redispatched event a no-op), holding the body it sends and where its attempts stand.
  */
-export class CreateWebhooks1795589592838 implements MigrationInterface {
-  name = 'CreateWebhooks1795589592838';
+export class CreateWebhooks1763801250000 implements MigrationInterface {
+  name = 'CreateWebhooks1763801250000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     const sqlite = queryRunner.connection.driver.options.type === 'better-sqlite3';
