@@ -4,12 +4,14 @@
 // rules; docs/extending.md#module-boundaries explains it; `npm run generate:module` adds and removes entries.
 export const publicSurface = {
   auth: ['auth.module', 'auth-user', 'guards', 'password-hasher', 'token-authenticator', 'dto/register.dto'],
-  users: ['users.module', 'user-accounts', 'dto/user-response.dto'],
-  products: ['products.module', 'product-catalog'],
+  users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
+  categories: ['categories.module', 'category-directory', 'category-events'],
+  products: ['products.module', 'product-catalog', 'product-events'],
   orders: ['orders.module', 'order-history', 'order-events'],
   upload: ['upload.module', 'upload-holds'],
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
+  webhooks: ['webhooks.module'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
 import { AuthModule } from './auth/auth.module.js';
+import { CategoriesModule } from './categories/categories.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { AuthRateLimitGuard } from './common/rate-limit.js';
@@ -11,6 +11,7 @@ import { RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
@@ -22,6 +23,7 @@ import { RedisModule } from './redis/redis.module.js';
 import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
@@ -33,7 +35,7 @@ export class AppModule {
         LifecycleModule,
         DatabaseModule,
         ObservabilityModule,
-        EventEmitterModule.forRoot(),
+        EventsModule,
         RedisModule,
         JobsModule,
         RateLimitModule,
@@ -42,9 +44,11 @@ export class AppModule {
         SessionsModule,
         UploadModule,
         UsersModule,
+        CategoriesModule,
         ProductsModule,
         OrdersModule,
         RealtimeModule,
+        WebhooksModule,
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { dateFromRow } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 
 /** The size of a queue in mysql2's pool (a Denque). */
@@ -119,6 +120,35 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'commerce_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by result: succeeded (2xx), retrying (failed, another attempt is scheduled), failed (failed, retry schedule used up)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveryDuration = new Histogram({
+    name: 'commerce_webhook_delivery_duration_seconds',
+    help: 'Time of one webhook delivery attempt (address check, request and the whole answer), by result',
+    labelNames: ['result'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly eventsDispatched = new Counter({
+    name: 'commerce_events_dispatched_total',
+    help: 'Domain events whose handlers all succeeded on this instance, by event type (a redispatch counts again)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventDispatchFailures = new Counter({
+    name: 'commerce_event_dispatch_failures_total',
+    help: 'Event handlers that threw on this instance, by event type; the event is dispatched again later',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   /** Set by the job queue: how many jobs each job name has in each state, read at scrape time. */
   countJobs: (() => Promise<JobCount[]>) | undefined;
 
@@ -160,6 +190,34 @@ export class Metrics {
     ]) {
       this.registry.removeSingleMetric(name);
     }
+    // The outbox, shared by every instance, read at scrape time (the index on dispatched_at serves both).
+    new Gauge({
+      name: 'commerce_outbox_pending_events',
+      help: 'Events in the outbox not yet dispatched (all instances)',
+      registers: [this.registry],
+      async collect() {
+        const rows = await scrapeQuery<{ pending: number | string }>(
+          dataSource,
+          'SELECT COUNT(*) AS pending FROM outbox_events WHERE dispatched_at IS NULL',
+        );
+        if (rows !== null) this.set(Number(rows[0].pending));
+      },
+    });
+    new Gauge({
+      name: 'commerce_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest event in the outbox not yet dispatched; 0 when there is none',
+      registers: [this.registry],
+      async collect() {
+        const rows = await scrapeQuery<{ oldest: Date | string | null }>(
+          dataSource,
+          'SELECT MIN(created_at) AS oldest FROM outbox_events WHERE dispatched_at IS NULL',
+        );
+        const oldest = rows?.[0].oldest;
+        if (oldest === null) this.set(0);
+        else if (oldest !== undefined)
+          this.set(Math.max(0, (Date.now() - dateFromRow(oldest).getTime()) / 1000));
+      },
+    });
     // Read at scrape time only: nothing is counted per query.
     const pool = () => (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     new Gauge({
@@ -184,5 +242,14 @@ export class Metrics {
         this.set(mysql === undefined ? Math.max(transactions.pending - 1, 0) : mysql._connectionQueue.length);
       },
     });
+  }
+}
+
+/** A query of a scrape; null (the gauge keeps its last value) when the database does not answer. */
+async function scrapeQuery<T>(dataSource: DataSource, sql: string): Promise<T[] | null> {
+  try {
+    return (await dataSource.query(sql)) as T[];
+  } catch {
+    return null;
   }
 }

@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Logger, UnauthorizedException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { OnEvent } from '@nestjs/event-emitter';
 import {
   OnGatewayConnection,
   OnGatewayDisconnect,
@@ -20,9 +19,9 @@ import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { EventBus } from '../events/event-bus.js';
+import { webSocketFramesOf } from '../events/websocket-frames.js';
 import { Metrics } from '../observability/metrics.js';
-import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
-import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
 import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
 import { ConnectionSlots, type SlotRefusal } from './connection-slots.js';
 import {
@@ -41,6 +40,11 @@ const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_SERVER_ERROR = 1011;
 /** How long shutdown waits for clients to answer the close frame before the sockets are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
+/**
+ * How long a connection closed for abuse (1008, 1009, other protocol errors) has to answer the close frame
+ * before its TCP connection is cut; ws itself would wait 30 s, holding the socket and the connection slot.
+ */
+const ABUSE_CLOSE_GRACE_MS = 500;
 /** Node's timers overflow past this (about 24.8 days) and would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -48,7 +52,7 @@ const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 
 /**
- * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages to everyone and
+ * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages (as WS_CHAT says) and
  * order events to their owner. Frames are read here rather than through @SubscribeMessage so that
  * every bad frame gets the protocol's error frame and the connection stays open.
  */
@@ -72,7 +76,19 @@ export class RealtimeGateway
     private readonly slots: ConnectionSlots,
     private readonly limiter: RateLimiter,
     private readonly adapterHost: HttpAdapterHost,
-  ) {}
+    events: EventBus,
+  ) {
+    // Logout, password change, admin deactivation, deletion or role change: the sessions' sockets close everywhere.
+    events.subscribe('sessions.revoked', (event) => this.fanout.closeRevoked(event.data));
+    // Every event a module declared with sendAsWebSocketFrames, as frames `{type, data}` to its audiences.
+    events.subscribe('*', (event) => {
+      for (const { to, data } of webSocketFramesOf(event)) {
+        const frame = { type: event.type, data };
+        if ('userId' in to) this.fanout.sendToUser(to.userId, frame);
+        else this.fanout.sendToOrderSubscribers(frame);
+      }
+    });
+  }
 
   afterInit(): void {
     this.heartbeat = setInterval(() => this.checkHeartbeats(), this.config.ws.heartbeatMs);
@@ -123,6 +139,8 @@ export class RealtimeGateway
         this.metrics.websocketClosures.inc({ reason: 'frame_too_large' });
       }
       this.logger.warn({ msg: 'WebSocket protocol error', code: error.code, error: error.message });
+      // ws has sent its close frame (1009, 1002, 1007) already.
+      this.cutAfterCloseGrace(socket);
     });
     // Frames wait in the socket until the token is checked.
     socket.pause();
@@ -136,28 +154,6 @@ export class RealtimeGateway
       this.metrics.websocketConnections.set(this.registry.size);
       this.logger.log({ msg: 'WebSocket closed', userId: session.user.id, connections: this.registry.size });
     }
-  }
-
-  /** Logout, password change, admin deactivation, deletion or role change: the sessions' sockets close everywhere. */
-  @OnEvent(SESSIONS_REVOKED)
-  onSessionsRevoked(event: SessionsRevokedEvent): void {
-    this.fanout.closeRevoked(event);
-  }
-
-  @OnEvent(ORDER_CREATED)
-  onOrderCreated(event: OrderEventPayload): void {
-    this.sendOrderEvent(ORDER_CREATED, event);
-  }
-
-  @OnEvent(ORDER_UPDATED)
-  onOrderUpdated(event: OrderEventPayload): void {
-    this.sendOrderEvent(ORDER_UPDATED, event);
-  }
-
-  /** To the owner's connections, and with the owner attached to the admins subscribed to `orders`. */
-  private sendOrderEvent(type: typeof ORDER_CREATED | typeof ORDER_UPDATED, event: OrderEventPayload): void {
-    this.fanout.sendToUser(event.userId, { type, data: event.order });
-    this.fanout.sendToOrderSubscribers({ type, data: { ...event.order, user: event.user } });
   }
 
   /** Closes every client with 1001 and waits (briefly) for them to answer before the server stops. */
@@ -263,17 +259,24 @@ export class RealtimeGateway
       this.send(socket, { type: 'pong', data: { timestamp } });
       return;
     }
+    if (this.config.ws.chat === 'off') {
+      this.send(socket, errorFrame(403, 'Chat is switched off'));
+      return;
+    }
     if (!this.withinChatRate()) {
       this.metrics.rateLimitRefusals.inc({ limit: 'websocket-chat' });
       const max = this.config.ws.chatMessagesPerSecond;
       this.send(socket, errorFrame(429, `Chat is busy: at most ${max} messages per second, try again`));
       return;
     }
-    const { id, username } = session.user;
-    this.fanout.broadcast({
+    const { id, username, role } = session.user;
+    const message: ServerFrame = {
       type: 'message',
       data: { content: frame.content, timestamp, user: { id, username } },
-    });
+    };
+    // WS_CHAT=admins: a customer talks to the admins (and sees it on its own connections); admins to everyone.
+    if (this.config.ws.chat === 'admins' && role !== 'admin') this.fanout.sendToAdminsAndUser(id, message);
+    else this.fanout.broadcast(message);
   }
 
   /**
@@ -302,9 +305,18 @@ export class RealtimeGateway
     this.metrics.websocketClosures.inc({ reason: 'frame_flood' });
     this.logger.warn({ msg: 'WebSocket closed for flooding', userId: session.user.id });
     socket.close(CLOSE_POLICY_VIOLATION, 'Too many frames');
+    this.cutAfterCloseGrace(socket);
     // Frames already received are not read any more.
     socket.pause();
     return false;
+  }
+
+  /** Terminates a socket closed for abuse unless the client completes the closing handshake in time. */
+  private cutAfterCloseGrace(socket: WebSocket): void {
+    if (socket.readyState === WebSocket.CLOSED) return;
+    const timer = setTimeout(() => socket.terminate(), ABUSE_CLOSE_GRACE_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   /** WS_CHAT_MESSAGES_PER_SECOND for this instance's connections together: it bounds the broadcast's work. */
