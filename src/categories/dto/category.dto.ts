@@ -41,13 +41,23 @@ export class CreateCategoryDto {
   @Max(2_147_483_647)
   parent_id?: number | null;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Lamps for the desk and the workshop' })
+  @ApiPropertyOptional({
+    maxLength: 5000,
+    example: 'Lamps for the desk and the workshop',
+    description: 'Defaults to an empty string',
+  })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, example: 1 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000,
+    example: 1,
+    description: 'Order among its siblings (lower first); defaults to 0',
+  })
   @Optional()
   @IsInt()
   @Min(0)
@@ -55,9 +65,8 @@ export class CreateCategoryDto {
   position?: number;
 
   @ApiPropertyOptional({
-    default: true,
     example: true,
-    description: 'Inactive categories are shown to admins only',
+    description: 'Inactive categories are shown to admins only; defaults to true',
   })
   @Optional()
   @IsBoolean()
