@@ -13,6 +13,7 @@ import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { MailModule } from './mail/mail.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
@@ -43,6 +44,7 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         RealtimeModule,
+        MailModule,
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'

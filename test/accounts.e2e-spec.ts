@@ -13,6 +13,7 @@ const USER_FIELDS = [
   'phone',
   'address',
   'is_active',
+  'email_verified',
   'role',
   'created_at',
   'updated_at',

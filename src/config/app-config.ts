@@ -55,7 +55,7 @@ export interface AppConfig {
     loginFailureWindowSeconds: number;
   };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
+  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number; mailLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
@@ -105,6 +105,19 @@ export interface AppConfig {
   metricsPort: number | null;
   /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
   otlpEndpoint: string | null;
+  mail: {
+    /** smtp:// or smtps:// URL of the relay; null writes each message to the log instead. */
+    smtpUrl: string | null;
+    from: string;
+    /** Where the links in account e-mails point: `<base>/reset-password?token=…`, `<base>/verify-email?token=…`. */
+    linkBaseUrl: string;
+    /** Sending attempts of one message (the first included) and the backoff before the first retry. */
+    attempts: number;
+    retryBackoffMs: number;
+  };
+  accountTokens: { passwordResetTtlSeconds: number; emailVerificationTtlSeconds: number };
+  /** Login refuses (403) accounts whose e-mail address is not verified. */
+  requireVerifiedEmail: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -264,6 +277,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1)
   THROTTLE_FILES_LIMIT = 1200;
 
+  @IntegerVariable(1)
+  THROTTLE_MAIL_LIMIT = 5;
+
   @IntegerVariable(1, 10_000)
   PAGE_SIZE_MAX = 100;
 
@@ -403,6 +419,35 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^/?#]+/, {
+    message: '$property must be smtp://[user:password@]host:port or smtps://… (got a value that is not)',
+  })
+  SMTP_URL?: string;
+
+  @IsDefined({ message: '$property must not be empty' })
+  MAIL_FROM = 'Commerce <no-reply@commerce.local>';
+
+  @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, {
+    message: '$property must be an http:// or https:// URL without query or fragment (got "$value")',
+  })
+  MAIL_LINK_BASE_URL = 'http://localhost:3000';
+
+  @IntegerVariable(1, 100)
+  MAIL_SEND_ATTEMPTS = 8;
+
+  @IntegerVariable(10, 86_400_000)
+  MAIL_RETRY_BACKOFF_MS = 30_000;
+
+  @DurationVariable()
+  PASSWORD_RESET_TTL = 3600;
+
+  @DurationVariable()
+  EMAIL_VERIFICATION_TTL = 2 * 86400;
+
+  @BooleanVariable()
+  REQUIRE_VERIFIED_EMAIL = false;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -465,6 +510,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       limit: variables.THROTTLE_LIMIT,
       authLimit: variables.THROTTLE_AUTH_LIMIT,
       filesLimit: variables.THROTTLE_FILES_LIMIT,
+      mailLimit: variables.THROTTLE_MAIL_LIMIT,
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
@@ -507,6 +553,18 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,
     otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    mail: {
+      smtpUrl: variables.SMTP_URL ?? null,
+      from: variables.MAIL_FROM,
+      linkBaseUrl: variables.MAIL_LINK_BASE_URL.replace(/\/+$/, ''),
+      attempts: variables.MAIL_SEND_ATTEMPTS,
+      retryBackoffMs: variables.MAIL_RETRY_BACKOFF_MS,
+    },
+    accountTokens: {
+      passwordResetTtlSeconds: variables.PASSWORD_RESET_TTL,
+      emailVerificationTtlSeconds: variables.EMAIL_VERIFICATION_TTL,
+    },
+    requireVerifiedEmail: variables.REQUIRE_VERIFIED_EMAIL,
   };
 }
 

@@ -1,3 +1,4 @@
+import { AccountToken } from '../auth/account-token.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -6,4 +7,12 @@ import { Upload } from '../upload/upload.entity.js';
 import { User } from '../users/user.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
-export const entities: Array<new () => object> = [User, Product, Order, OrderItem, Session, Upload];
+export const entities: Array<new () => object> = [
+  User,
+  Product,
+  Order,
+  OrderItem,
+  Session,
+  Upload,
+  AccountToken,
+];

@@ -84,6 +84,8 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       address: dto.address ?? '',
       role,
       isActive: true,
+      // The configured admin's address is the operator's; a registered one is verified by its link.
+      emailVerified: role === 'admin',
     });
     try {
       await this.transactions.run('create user', (manager) => manager.insert(User, user));
@@ -115,6 +117,21 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
 
   async setPasswordHash(tx: Tx, id: number, passwordHash: string): Promise<void> {
     await tx.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
+  }
+
+  findActiveByEmail(email: string): Promise<User | null> {
+    return this.users
+      .createQueryBuilder('u')
+      .where('LOWER(u.email) = LOWER(:email) AND u.isActive = :active', { email, active: true })
+      .getOne();
+  }
+
+  findActive(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id, isActive: true });
+  }
+
+  async markEmailVerified(tx: Tx, id: number): Promise<void> {
+    await tx.update(User, { id, deletedAt: IsNull() }, { emailVerified: true, updatedAt: new Date() });
   }
 
   async list(query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {
