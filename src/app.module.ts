@@ -12,6 +12,7 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { JobsModule } from './jobs/jobs.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { MailModule } from './mail/mail.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
@@ -35,6 +36,7 @@ export class AppModule {
         ObservabilityModule,
         EventEmitterModule.forRoot(),
         RedisModule,
+        JobsModule,
         RateLimitModule,
         HealthModule,
         AuthModule,

@@ -84,6 +84,17 @@ export interface AppConfig {
   redisUrl: string | null;
   /** Prepended to every Redis key and pub/sub channel, so several deployments can share one Redis. */
   redisKeyPrefix: string;
+  /** The job queue (docs/operations.md#job-queue): BullMQ with REDIS_URL, the `jobs` table otherwise. */
+  jobs: {
+    /** Database queue: how often each instance looks for due jobs and scheduled ticks. */
+    pollIntervalMs: number;
+    /** A running job's claim; a job whose instance stops renewing it runs again after this long. */
+    leaseMs: number;
+    /** Finished (done or failed) jobs are kept this long, and a jobId is deduplicated while its job is kept. */
+    retentionSeconds: number;
+    /** BullMQ: how long `add` waits for Redis before it fails. */
+    addTimeoutMs: number;
+  };
   ws: {
     messagesPerSecond: number;
     /** 429 error frames a connection gets for frames over the rate before it is closed with 1008. */
@@ -363,6 +374,18 @@ export class EnvironmentVariables {
   })
   REDIS_KEY_PREFIX = 'commerce:';
 
+  @IntegerVariable(10, 60_000)
+  JOBS_POLL_INTERVAL_MS = 1000;
+
+  @IntegerVariable(1000, 3_600_000)
+  JOBS_LEASE_MS = 60_000;
+
+  @DurationVariable()
+  JOBS_RETENTION = 604_800;
+
+  @IntegerVariable(100, 600_000)
+  JOBS_ADD_TIMEOUT_MS = 5000;
+
   @IntegerVariable(1, 10_000)
   WS_MESSAGES_PER_SECOND = 10;
 
@@ -538,6 +561,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     redisUrl: variables.REDIS_URL ?? null,
     redisKeyPrefix: variables.REDIS_KEY_PREFIX,
+    jobs: {
+      pollIntervalMs: variables.JOBS_POLL_INTERVAL_MS,
+      leaseMs: variables.JOBS_LEASE_MS,
+      retentionSeconds: variables.JOBS_RETENTION,
+      addTimeoutMs: variables.JOBS_ADD_TIMEOUT_MS,
+    },
     ws: {
       messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,
       rateWarnings: variables.WS_RATE_WARNINGS,

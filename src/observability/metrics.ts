@@ -16,6 +16,12 @@ interface MysqlPool {
   _connectionQueue: Queue;
 }
 
+export interface JobCount {
+  name: string;
+  state: 'waiting' | 'delayed' | 'active' | 'failed';
+  count: number;
+}
+
 /** The route label of requests that matched no route (unknown paths, bodies refused before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -110,6 +116,36 @@ export class Metrics {
     name: 'commerce_transaction_retries_total',
     help: 'Transactions run again after a lock conflict (deadlock, lock-wait timeout), by purpose of the work',
     labelNames: ['purpose'] as const,
+    registers: [this.registry],
+  });
+
+  /** Set by the job queue: how many jobs each job name has in each state, read at scrape time. */
+  countJobs: (() => Promise<JobCount[]>) | undefined;
+
+  readonly jobs = new Gauge({
+    name: 'commerce_jobs',
+    help: 'Jobs by job name and state: waiting (due), delayed (due later or backing off before a retry), active, failed (kept for JOBS_RETENTION)',
+    labelNames: ['name', 'state'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      const counts = (await this.countJobs?.()) ?? [];
+      this.jobs.reset();
+      for (const { name, state, count } of counts) this.jobs.set({ name, state }, count);
+    },
+  });
+
+  readonly jobFailures = new Counter({
+    name: 'commerce_job_failures_total',
+    help: 'Job runs that threw, by job name; final="true" when no attempt was left and the job failed',
+    labelNames: ['name', 'final'] as const,
+    registers: [this.registry],
+  });
+
+  readonly jobDuration = new Histogram({
+    name: 'commerce_job_duration_seconds',
+    help: 'Time a job or a scheduled tick ran, by job name and result (succeeded, failed)',
+    labelNames: ['name', 'result'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
 

@@ -44,6 +44,14 @@ export class RedisConnection implements OnModuleInit, OnApplicationShutdown {
     return this.open(name, { enableOfflineQueue: false, autoResubscribe: false });
   }
 
+  /**
+   * The connection of the job queue (BullMQ): while Redis is away its commands wait for the reconnection
+   * instead of failing, as BullMQ's workers require; the queue bounds the wait of `add` itself.
+   */
+  createQueueClient(): Redis {
+    return this.open('jobs', { enableOfflineQueue: true, maxRetriesPerRequest: null });
+  }
+
   /** Connects at start-up; an unreachable Redis is logged and retried, it never stops the start. */
   async onModuleInit(): Promise<void> {
     if (this.client === null) return;

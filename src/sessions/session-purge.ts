@@ -1,26 +1,24 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '../common/periodic-job.js';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { JobQueue } from '../jobs/job-queue.js';
 import { SessionsService } from './sessions.service.js';
 
-/** Deletes expired sessions every SESSION_PURGE_INTERVAL; every instance runs it, the DELETE makes that safe. */
+/** Deletes expired sessions every SESSION_PURGE_INTERVAL: a scheduled job, run once per tick by one instance. */
 @Injectable()
-export class SessionPurge implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SessionPurge implements OnModuleInit {
   private readonly logger = new Logger('SessionPurge');
-  private readonly job = new PeriodicJob(() => this.purge());
 
   constructor(
     private readonly sessions: SessionsService,
+    private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.job.start(this.config.sessions.purgeIntervalSeconds * 1000);
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.job.stop();
+  onModuleInit(): void {
+    this.jobs.schedule('sessions.purge', this.config.sessions.purgeIntervalSeconds * 1000, () =>
+      this.purge(),
+    );
   }
 
   async purge(): Promise<void> {

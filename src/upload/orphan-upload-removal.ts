@@ -1,31 +1,32 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { PeriodicJob } from '../common/periodic-job.js';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { JobQueue } from '../jobs/job-queue.js';
 import { UploadService } from './upload.service.js';
 
 /**
- * Every UPLOAD_ORPHAN_INTERVAL, removes uploads older than UPLOAD_ORPHAN_TTL that no product uses. Every instance
- * runs it; each removal is a conditional delete of the locked row, which makes that safe.
+ * Every UPLOAD_ORPHAN_INTERVAL, removes uploads older than UPLOAD_ORPHAN_TTL that no product uses. A scheduled
+ * job, run once per tick by one instance; each removal is a conditional delete of the locked row, which would
+ * also make concurrent runs safe.
  */
 @Injectable()
-export class OrphanUploadRemoval implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OrphanUploadRemoval implements OnModuleInit {
   private readonly logger = new Logger('OrphanUploadRemoval');
-  private readonly job = new PeriodicJob(async () => {
-    await this.run();
-  });
 
   constructor(
     private readonly uploads: UploadService,
+    private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.job.start(this.config.upload.orphanIntervalSeconds * 1000);
-  }
-
-  onApplicationShutdown(): Promise<void> {
-    return this.job.stop();
+  onModuleInit(): void {
+    this.jobs.schedule(
+      'uploads.remove-orphans',
+      this.config.upload.orphanIntervalSeconds * 1000,
+      async () => {
+        await this.run();
+      },
+    );
   }
 
   /** One pass; returns how many files were removed. */
