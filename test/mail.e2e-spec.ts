@@ -165,7 +165,7 @@ describe('e-mail, password reset and e-mail verification', () => {
       const known = await requestReset(emailOf(account));
       const unknown = await requestReset('no-such-user@example.com');
       expect(unknown.body).toEqual(known.body);
-      expect(known.body).toEqual({ success: true, data: null });
+      expect(known.body).toEqual({ code: 200, message: 'OK', data: null });
       const [, reset] = await smtp.waitFor(emailOf(account), 2);
       expect(reset.to).toEqual([emailOf(account)]);
       expect(reset.subject).toBe('Reset your password');
@@ -202,7 +202,7 @@ describe('e-mail, password reset and e-mail verification', () => {
       expect(done.body.data).toBeNull();
 
       // Sessions: every one revoked (rows), its tokens refused, its socket closed.
-      expect(await socket.closed).toMatchObject({ code: 4001 });
+      expect(await socket.closed).toMatchObject({ code: 4401, reason: 'Unauthorized' });
       for (const bearer of [account.token, second]) {
         await api().get(`/api/v1/users/${account.id}`).auth(bearer, { type: 'bearer' }).expect(401);
       }

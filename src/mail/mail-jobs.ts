@@ -1,14 +1,15 @@
 import type { AppConfig } from '../config/app-config.js';
 import type { JobQueue } from '../jobs/job-queue.js';
+import type { OrderMailValues } from './templates/order-confirmation.js';
 
 /**
- * One e-mail to send, by what it is about: the `mail.send` job renders it when it runs, from the data of that
- * moment. A message with a one-time token gets its token then, so that no token is ever stored but hashed
- * (not even in the queue), and a request for an unknown address does the same work as for a known one.
+ * One e-mail to send, rendered by the `mail.send` job when it runs. An order's e-mail carries the order as its
+ * event had it. A password reset or verification e-mail carries only the address: the job finds the account and
+ * issues the token then, so that no token is ever stored but hashed (not even in the queue), and a request for
+ * an unknown address does the same work as one for a known address.
  */
 export type MailJob =
-  | { kind: 'order-confirmation'; orderId: number }
-  | { kind: 'payment-received'; orderId: number }
+  | { kind: 'order-confirmation' | 'payment-received'; to: string; order: OrderMailValues }
   | { kind: 'password-reset'; email: string }
   | { kind: 'email-verification'; email: string };
 
@@ -18,10 +19,18 @@ declare module '../jobs/job-queue.js' {
   }
 }
 
-/** Queues one e-mail, retried as MAIL_SEND_ATTEMPTS and MAIL_RETRY_BACKOFF_MS say; `jobId` drops a repeat. */
-export function queueMail(jobs: JobQueue, config: AppConfig, job: MailJob, jobId?: string): Promise<void> {
+/**
+ * Queues one e-mail, retried as MAIL_SEND_ATTEMPTS and MAIL_RETRY_BACKOFF_MS say; a second one with the same
+ * `jobId` is dropped.
+ */
+export function queueMail(
+  jobs: JobQueue,
+  config: AppConfig,
+  job: MailJob,
+  options: { jobId?: string; delayMs?: number } = {},
+): Promise<void> {
   return jobs.add('mail.send', job, {
-    jobId,
+    ...options,
     attempts: config.mail.attempts,
     backoffMs: config.mail.retryBackoffMs,
   });

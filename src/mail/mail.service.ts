@@ -4,11 +4,11 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
-import { OrderHistory } from '../orders/order-history.js';
+import type { OrderEventPayload } from '../orders/order-events.js';
 import { type MailJob, queueMail } from './mail-jobs.js';
 import { type MailMessage, MailTransport } from './mail-transport.js';
 import { emailVerification } from './templates/email-verification.js';
-import { orderConfirmation } from './templates/order-confirmation.js';
+import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
 import { passwordReset } from './templates/password-reset.js';
 import { paymentReceived } from './templates/payment-received.js';
 
@@ -24,7 +24,6 @@ export class MailService implements OnModuleInit {
     private readonly jobs: JobQueue,
     private readonly events: EventBus,
     private readonly transport: MailTransport,
-    private readonly orders: OrderHistory,
     private readonly tokens: AccountTokens,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -36,10 +35,10 @@ export class MailService implements OnModuleInit {
     });
     // The event's id as the job's: an event delivered twice queues its e-mail once.
     this.events.subscribe('order.created', (event) =>
-      this.queue({ kind: 'order-confirmation', orderId: event.data.order.id }, event.id),
+      this.queue({ kind: 'order-confirmation', ...orderMail(event.data) }, event.id),
     );
     this.events.subscribe('order.paid', (event) =>
-      this.queue({ kind: 'payment-received', orderId: event.data.order.id }, event.id),
+      this.queue({ kind: 'payment-received', ...orderMail(event.data) }, event.id),
     );
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
@@ -47,7 +46,7 @@ export class MailService implements OnModuleInit {
   }
 
   private queue(job: MailJob, eventId: string): Promise<void> {
-    return queueMail(this.jobs, this.config, job, `mail:${eventId}`);
+    return queueMail(this.jobs, this.config, job, { jobId: `mail:${eventId}` });
   }
 
   /** The message as of now, or null when there is nothing to send (unknown address, deleted account). */
@@ -73,4 +72,24 @@ export class MailService implements OnModuleInit {
       }
     }
   }
+}
+
+/** An order event as its e-mail needs it (amounts in cents, as the templates format them). */
+function orderMail({ order, user, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
+  const cents = (amount: number) => Math.round(amount * 100);
+  return {
+    to: user.email,
+    order: {
+      username: user.username,
+      orderNumber: order.order_number,
+      totalCents: cents(order.total_amount),
+      paymentMethod: order.payment_method,
+      shippingAddress: order.shipping_address,
+      items: items.map((item) => ({
+        productName: item.product_name,
+        quantity: item.quantity,
+        unitPriceCents: cents(item.price),
+      })),
+    },
+  };
 }

@@ -1,24 +1,10 @@
 import type { Tx } from '../database/transaction-runner.js';
 import type { Order } from './order.entity.js';
 
-/** An order as its e-mails show it. */
-export interface OrderReceipt {
-  orderNumber: string;
-  totalCents: number;
-  paymentMethod: string;
-  shippingAddress: string;
-  items: Array<{ productName: string; quantity: number; unitPriceCents: number }>;
-  /** The owner, or null when the account has been deleted since. */
-  owner: { username: string; email: string } | null;
-}
-
 /** What other modules may ask of the orders module (bound to OrdersService in OrdersModule). */
 export abstract class OrderHistory {
   /** Whether the user has an order, not cancelled, that contains the product. */
   abstract hasOrdered(userId: number, productId: number): Promise<boolean>;
-
-  /** The order with its items and its owner's address, or null when there is no such order. */
-  abstract receipt(orderId: number): Promise<OrderReceipt | null>;
 
   /** The id of the order's owner, or null when there is no such order. */
   abstract ownerOf(orderId: number): Promise<number | null>;

@@ -44,7 +44,7 @@ import { ORDER_CREATED, ORDER_UPDATED, OrderEventPayload } from './order-events.
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState } from './order-status.js';
-import { OrderHistory, type OrderReceipt } from './order-history.js';
+import { OrderHistory } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -213,29 +213,6 @@ export class OrdersService implements OrderHistory {
       ...toOrderResponse(order),
       items: order.items.map(toOrderItemResponse),
       ...(admin ? { user: toOrderOwner(order.user!) } : {}),
-    };
-  }
-
-  async receipt(orderId: number): Promise<OrderReceipt | null> {
-    const qb = this.orders
-      .createQueryBuilder('o')
-      .leftJoinAndSelect('o.items', 'i')
-      .where('o.id = :orderId', { orderId })
-      .orderBy('i.id', 'ASC');
-    joinAccountSummary(qb, 'o.user', 'o.userId'); // not withDeleted: a deleted owner joins as null
-    const order = await qb.getOne();
-    if (order === null) return null;
-    return {
-      orderNumber: order.orderNumber,
-      totalCents: order.totalCents,
-      paymentMethod: order.paymentMethod,
-      shippingAddress: order.shippingAddress,
-      items: order.items.map(({ productName, quantity, unitPriceCents }) => ({
-        productName,
-        quantity,
-        unitPriceCents,
-      })),
-      owner: order.user ? { username: order.user.username, email: order.user.email } : null,
     };
   }
 
