@@ -1,6 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
 import { AuthModule } from './auth/auth.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
@@ -11,6 +10,7 @@ import { RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
@@ -34,7 +34,7 @@ export class AppModule {
         LifecycleModule,
         DatabaseModule,
         ObservabilityModule,
-        EventEmitterModule.forRoot(),
+        EventsModule,
         RedisModule,
         JobsModule,
         RateLimitModule,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
-import { ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
+import { EventBus } from '../src/events/event-bus.js';
+import type { OrderEventPayload } from '../src/orders/order-events.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { scrape } from './support/metrics.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
@@ -18,7 +18,9 @@ async function setup(env: Record<string, string>) {
   const t = await startTestApp({ ...ADMIN_ENV, ...env });
   const admin = await loginAdmin(t);
   const updates: OrderEventPayload[] = [];
-  t.app.get(EventEmitter2).on(ORDER_UPDATED, (payload: OrderEventPayload) => updates.push(payload));
+  t.app.get(EventBus).subscribe('order.updated', (event) => {
+    updates.push(event.data);
+  });
   const place = (account: Account, productId: number, quantity: number) =>
     request(t.url)
       .post('/api/v1/orders')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import request from 'supertest';
-import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../src/orders/order-events.js';
+import { EventBus } from '../src/events/event-bus.js';
+import type { OrderEventPayload } from '../src/orders/order-events.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { orderBody, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
@@ -46,9 +46,11 @@ describe('orders', () => {
     admin = await loginAdmin(t);
     buyer = await createAccount(t);
     other = await createAccount(t);
-    const emitter = t.app.get(EventEmitter2);
-    for (const name of [ORDER_CREATED, ORDER_UPDATED]) {
-      emitter.on(name, (payload: OrderEventPayload) => events.push({ name, payload }));
+    const bus = t.app.get(EventBus);
+    for (const name of ['order.created', 'order.updated'] as const) {
+      bus.subscribe(name, (event) => {
+        events.push({ name, payload: event.data });
+      });
     }
   });
 
@@ -241,7 +243,15 @@ describe('orders', () => {
       events.length = 0;
       const res = await placeOrder(other, order([[product.id, 1]])).expect(201);
       expect(events).toEqual([
-        { name: ORDER_CREATED, payload: { userId: other.id, order: res.body.data, user: ownerOf(other) } },
+        {
+          name: 'order.created',
+          payload: {
+            userId: other.id,
+            order: res.body.data,
+            user: ownerOf(other),
+            items: [expect.objectContaining({ product_id: product.id, quantity: 1 })],
+          },
+        },
       ]);
       events.length = 0;
       await placeOrder(other, order([[product.id, 50]])).expect(400);
@@ -374,7 +384,15 @@ describe('orders', () => {
       expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(placed.updated_at));
       expect(await stockOf(product.id)).toBe(10);
       expect(events).toEqual([
-        { name: ORDER_UPDATED, payload: { userId: buyer.id, order: res.body.data, user: ownerOf(buyer) } },
+        {
+          name: 'order.updated',
+          payload: {
+            userId: buyer.id,
+            order: res.body.data,
+            user: ownerOf(buyer),
+            items: [expect.objectContaining({ product_id: product.id, quantity: 4 })],
+          },
+        },
       ]);
       const again = await api()
         .post(`/api/v1/orders/${placed.id}/cancel`)

@@ -79,7 +79,6 @@ export class AuthService implements TokenAuthenticator {
       await this.users.setPasswordHash(manager, user.id, newHash);
       await this.sessions.revokeAll(manager, user.id, user.sessionId);
     });
-    this.sessions.announceRevoked({ userId: user.id, sessionId: null, exceptSessionId: user.sessionId });
   }
 
   /** The caller behind verified claims, or 401 when the claims are malformed or the session or account ended. */

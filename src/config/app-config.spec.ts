@@ -176,6 +176,15 @@ describe('loadConfig', () => {
       expiryIntervalSeconds: 60,
       maxPendingPerUser: 20,
     });
+    expect(loadConfig({}).outbox).toEqual({
+      sweepIntervalSeconds: 5,
+      redispatchAfterSeconds: 30,
+      retentionSeconds: 604800,
+    });
+    expect(loadConfig({ OUTBOX_RETENTION: '0' }).outbox.retentionSeconds).toBe(0);
+    expect(problemsOf({ OUTBOX_REDISPATCH_AFTER: '0' })).toContain(
+      'OUTBOX_REDISPATCH_AFTER must be a positive duration',
+    );
     expect(loadConfig({ ORDER_PENDING_TTL: '0' }).orders.pendingTtlSeconds).toBe(0);
     expect(loadConfig({ ORDER_PENDING_TTL: '2h' }).orders.pendingTtlSeconds).toBe(7200);
     expect(problemsOf({ ORDER_PENDING_TTL: '-1' })).toContain(

@@ -68,6 +68,14 @@ export interface AppConfig {
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
   };
+  /** The outbox of domain events (docs/operations.md#the-outbox). */
+  outbox: {
+    sweepIntervalSeconds: number;
+    /** An event claimed and not marked dispatched within this is dispatched again; doubles after each failure. */
+    redispatchAfterSeconds: number;
+    /** Dispatched events are deleted this long after their dispatch. */
+    retentionSeconds: number;
+  };
   upload: {
     dir: string;
     maxBytes: number;
@@ -317,6 +325,15 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 100_000)
   ORDER_MAX_PENDING_PER_USER = 20;
 
+  @DurationVariable()
+  OUTBOX_SWEEP_INTERVAL = 5;
+
+  @DurationVariable()
+  OUTBOX_REDISPATCH_AFTER = 30;
+
+  @DurationVariable({ allowZero: true })
+  OUTBOX_RETENTION = 7 * 86400;
+
   UPLOAD_DIR = './uploads';
 
   @IntegerVariable(1)
@@ -543,6 +560,11 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
       maxPendingPerUser: variables.ORDER_MAX_PENDING_PER_USER,
+    },
+    outbox: {
+      sweepIntervalSeconds: variables.OUTBOX_SWEEP_INTERVAL,
+      redispatchAfterSeconds: variables.OUTBOX_REDISPATCH_AFTER,
+      retentionSeconds: variables.OUTBOX_RETENTION,
     },
     upload: {
       dir: resolve(variables.UPLOAD_DIR),

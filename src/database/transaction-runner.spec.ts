@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { LockRetry, observeLockRetries, TransactionRunner } from './transaction-runner.js';
+import { afterCommit, LockRetry, observeLockRetries, TransactionRunner } from './transaction-runner.js';
 
 /** A MySQL DataSource whose transactions fail with the given driver errors, then succeed. */
 function mysqlFailing(...codes: string[]) {
@@ -55,6 +55,37 @@ describe('TransactionRunner on MySQL', () => {
     await expect(runner.run('x', async () => 1)).rejects.toThrow('ER_DUP_ENTRY');
     expect(other.transaction).toHaveBeenCalledTimes(1);
     expect(retries).toEqual([]);
+    jest.restoreAllMocks();
+  });
+
+  it('runs after-commit callbacks of the committed attempt only, never those of an attempt rolled back', async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const codes = ['ER_LOCK_DEADLOCK'];
+    // Like TypeORM: a fresh manager per transaction; the work's callbacks are registered before the outcome.
+    const transaction = jest.fn(async (work: (manager: object) => Promise<unknown>) => {
+      const result = await work({});
+      const code = codes.shift();
+      if (code !== undefined) throw Object.assign(new Error(code), { driverError: { code } });
+      return result;
+    });
+    const runner = new TransactionRunner({
+      options: { type: 'mysql' },
+      transaction,
+    } as unknown as DataSource);
+    const ran: string[] = [];
+    let attempt = 0;
+    const result = await runner.run('x', async (tx) => {
+      attempt += 1;
+      afterCommit(tx, () => ran.push(`first of attempt ${attempt}`));
+      afterCommit(tx, () => ran.push(`second of attempt ${attempt}`));
+      expect(ran).toEqual([]);
+      return attempt;
+    });
+    expect(result).toBe(2);
+    expect(ran).toEqual(['first of attempt 2', 'second of attempt 2']);
+    expect(() => afterCommit({} as never, () => undefined)).toThrow(
+      'needs a transaction of TransactionRunner.run',
+    );
     jest.restoreAllMocks();
   });
 });

@@ -24,6 +24,24 @@ export type Tx = EntityManager;
 
 type LockRetryListener = (retry: LockRetry) => void;
 
+/**
+ * The after-commit callbacks of each open TransactionRunner transaction, keyed by its manager (each attempt of a
+ * unit of work has a manager of its own, so an attempt rolled back for a lock conflict takes its callbacks with it).
+ */
+const commitCallbacks = new WeakMap<EntityManager, Array<() => void>>();
+
+/**
+ * Runs `callback` once the outermost transaction of `tx` has committed, never after a rollback: how a module
+ * called inside another's unit of work (a facade method taking `tx`) announces its part of it. Callbacks run in
+ * the order they were added, right after the commit; they must not throw. `tx` must be a transaction opened by
+ * `TransactionRunner.run`.
+ */
+export function afterCommit(tx: Tx, callback: () => void): void {
+  const callbacks = commitCallbacks.get(tx);
+  if (callbacks === undefined) throw new Error('afterCommit needs a transaction of TransactionRunner.run');
+  callbacks.push(callback);
+}
+
 /** Listeners of every runner in the process: how the test suite sees retries of any app it started. */
 const processListeners = new Set<LockRetryListener>();
 
@@ -59,7 +77,7 @@ export class TransactionRunner {
   run<T>(purpose: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialize) return this.withRetry(purpose, work);
     this.pending += 1;
-    const result = this.queue.then(() => this.dataSource.transaction(work));
+    const result = this.queue.then(() => inTransaction(this.dataSource, work));
     this.queue = result.catch(() => undefined).finally(() => (this.pending -= 1));
     return result;
   }
@@ -72,7 +90,7 @@ export class TransactionRunner {
   private async withRetry<T>(purpose: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(work);
+        return await inTransaction(this.dataSource, work);
       } catch (error) {
         if (!isTransientLockError(error) || attempt === MAX_ATTEMPTS) throw error;
         const retry: LockRetry = { purpose, attempt, code: lockErrorCode(error) };
@@ -82,6 +100,20 @@ export class TransactionRunner {
       }
     }
   }
+}
+
+/** One attempt: the work in a transaction, then, once committed, its after-commit callbacks. */
+async function inTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
+  const callbacks: Array<() => void> = [];
+  const result = await dataSource.transaction((manager) => {
+    commitCallbacks.set(manager, callbacks);
+    return work(manager);
+  });
+  for (const callback of callbacks) callback();
+  return result;
 }
 
 function lockErrorCode(error: unknown): string {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { dateFromRow } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 
 /** The size of a queue in mysql2's pool (a Denque). */
@@ -149,6 +150,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly eventsDispatched = new Counter({
+    name: 'commerce_events_dispatched_total',
+    help: 'Domain events whose handlers all succeeded on this instance, by event type (a redispatch counts again)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventDispatchFailures = new Counter({
+    name: 'commerce_event_dispatch_failures_total',
+    help: 'Event handlers that threw on this instance, by event type; the event is dispatched again later',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   constructor(@InjectDataSource() dataSource: DataSource, transactions: TransactionRunner) {
     collectDefaultMetrics({ register: this.registry });
     transactions.onLockRetry(({ purpose }) => this.transactionRetries.inc({ purpose }));
@@ -160,6 +175,34 @@ export class Metrics {
     ]) {
       this.registry.removeSingleMetric(name);
     }
+    // The outbox, shared by every instance, read at scrape time (the index on dispatched_at serves both).
+    new Gauge({
+      name: 'commerce_outbox_pending_events',
+      help: 'Events in the outbox not yet dispatched (all instances)',
+      registers: [this.registry],
+      async collect() {
+        const rows = await scrapeQuery<{ pending: number | string }>(
+          dataSource,
+          'SELECT COUNT(*) AS pending FROM outbox_events WHERE dispatched_at IS NULL',
+        );
+        if (rows !== null) this.set(Number(rows[0].pending));
+      },
+    });
+    new Gauge({
+      name: 'commerce_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest event in the outbox not yet dispatched; 0 when there is none',
+      registers: [this.registry],
+      async collect() {
+        const rows = await scrapeQuery<{ oldest: Date | string | null }>(
+          dataSource,
+          'SELECT MIN(created_at) AS oldest FROM outbox_events WHERE dispatched_at IS NULL',
+        );
+        const oldest = rows?.[0].oldest;
+        if (oldest === null) this.set(0);
+        else if (oldest !== undefined)
+          this.set(Math.max(0, (Date.now() - dateFromRow(oldest).getTime()) / 1000));
+      },
+    });
     // Read at scrape time only: nothing is counted per query.
     const pool = () => (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
     new Gauge({
@@ -184,5 +227,14 @@ export class Metrics {
         this.set(mysql === undefined ? Math.max(transactions.pending - 1, 0) : mysql._connectionQueue.length);
       },
     });
+  }
+}
+
+/** A query of a scrape; null (the gauge keeps its last value) when the database does not answer. */
+async function scrapeQuery<T>(dataSource: DataSource, sql: string): Promise<T[] | null> {
+  try {
+    return (await dataSource.query(sql)) as T[];
+  } catch {
+    return null;
   }
 }

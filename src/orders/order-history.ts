@@ -10,11 +10,8 @@ export abstract class OrderHistory {
   abstract ownerOf(orderId: number): Promise<number | null>;
 
   /**
-   * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion).
-   * Returns the cancelled orders, to announce with `announceUpdated` after the commit.
+   * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion),
+   * publishing `order.updated` and `order.cancelled` for each in it. Returns the cancelled orders.
    */
   abstract cancelPendingOf(tx: Tx, userId: number): Promise<Order[]>;
-
-  /** Tells the owners' WebSocket clients about changed orders; call after the commit. */
-  abstract announceUpdated(orders: Order[]): Promise<void>;
 }

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { sendAsWebSocketFrames } from '../events/websocket-frames.js';
 import { ProductsModule } from '../products/products.module.js';
 import { AdminOrdersController } from './admin-orders.controller.js';
+import { orderFrames } from './order-events.js';
 import { OrderExpiry } from './order-expiry.js';
 import { OrderHistory } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
@@ -16,4 +18,9 @@ import { PaymentMethodsController } from './payment-methods.controller.js';
   providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],
   exports: [OrderHistory],
 })
-export class OrdersModule {}
+export class OrdersModule {
+  constructor() {
+    sendAsWebSocketFrames('order.created', orderFrames);
+    sendAsWebSocketFrames('order.updated', orderFrames);
+  }
+}

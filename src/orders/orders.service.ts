@@ -1,5 +1,4 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
@@ -13,6 +12,7 @@ import { isUniqueViolation } from '../database/errors.js';
 import { insertRow } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { EventBus } from '../events/event-bus.js';
 import { Metrics } from '../observability/metrics.js';
 import {
   InsufficientStockException,
@@ -40,7 +40,7 @@ import {
   PENDING_OF_USER,
   PENDING_OF_USER_BESIDES,
 } from './order-statements.js';
-import { ORDER_CREATED, ORDER_UPDATED, OrderEventPayload } from './order-events.js';
+import type { OrderEventPayload } from './order-events.js';
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState } from './order-status.js';
@@ -62,7 +62,7 @@ export class OrdersService implements OrderHistory {
     @InjectRepository(Order) private readonly orders: Repository<Order>,
     private readonly products: ProductCatalog,
     private readonly transactions: TransactionRunner,
-    private readonly events: EventEmitter2,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
   ) {}
@@ -129,6 +129,7 @@ export class OrdersService implements OrderHistory {
             return [created.id, item.productId, product.name, product.priceCents, item.quantity];
           }),
         );
+        await this.publishChange(manager, created, null);
         return created;
       });
     } catch (error) {
@@ -141,9 +142,7 @@ export class OrdersService implements OrderHistory {
       throw error;
     }
     this.metrics.ordersCreated.inc();
-    const response = toOrderResponse(order);
-    await this.emit(ORDER_CREATED, order.userId, response);
-    return { order: response, replayed: false };
+    return { order: toOrderResponse(order), replayed: false };
   }
 
   async list(query: OrderListQueryDto, actor: AuthUser): Promise<Paginated<OrderResponseDto>> {
@@ -256,16 +255,17 @@ export class OrdersService implements OrderHistory {
         { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
       );
       if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
+      const items = await this.itemsOf(manager, id);
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
         cancelled = true;
-        await this.products.releaseStock(manager, await this.stockOf(manager, id));
+        await this.products.releaseStock(manager, stockOf(items));
       }
-      return { ...current, ...next, updatedAt: now };
+      const changed = { ...current, ...next, updatedAt: now };
+      await this.publishChange(manager, changed, current, items);
+      return changed;
     });
     if (cancelled) this.metrics.ordersCancelled.inc();
-    const response = toOrderResponse(order);
-    await this.emit(ORDER_UPDATED, order.userId, response);
-    return response;
+    return toOrderResponse(order);
   }
 
   /**
@@ -296,7 +296,6 @@ export class OrdersService implements OrderHistory {
         if (order === null) continue;
         expired += 1;
         this.metrics.ordersExpired.inc();
-        await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
       }
       if (batch.length < EXPIRY_BATCH) return expired;
     }
@@ -326,17 +325,21 @@ export class OrdersService implements OrderHistory {
     return order?.userId ?? null;
   }
 
-  async announceUpdated(orders: Order[]): Promise<void> {
-    for (const order of orders) await this.emit(ORDER_UPDATED, order.userId, toOrderResponse(order));
-  }
-
   /** Cancels the order matching `condition` (which names its id) and restocks it; null when nothing matched. */
   private async cancelIf(manager: EntityManager, condition: FindOptionsWhere<Order>): Promise<Order | null> {
     const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: new Date() });
     if (result.affected === 0) return null;
     const id = condition.id as number;
-    await this.products.releaseStock(manager, await this.stockOf(manager, id));
-    return manager.findOneByOrFail(Order, { id });
+    const items = await this.itemsOf(manager, id);
+    await this.products.releaseStock(manager, stockOf(items));
+    const order = await manager.findOneByOrFail(Order, { id });
+    await this.publishChange(
+      manager,
+      order,
+      { status: 'pending', paymentStatus: order.paymentStatus },
+      items,
+    );
+    return order;
   }
 
   /**
@@ -357,12 +360,8 @@ export class OrdersService implements OrderHistory {
     }
   }
 
-  private async stockOf(manager: EntityManager, orderId: number): Promise<StockRequest[]> {
-    const items = await manager.find(OrderItem, {
-      select: { productId: true, quantity: true },
-      where: { orderId },
-    });
-    return items.map((item) => ({ productId: item.productId, quantity: item.quantity }));
+  private itemsOf(manager: EntityManager, orderId: number): Promise<OrderItem[]> {
+    return manager.find(OrderItem, { where: { orderId }, order: { id: 'ASC' } });
   }
 
   private findByIdempotencyKey(userId: number, key: string): Promise<Order | null> {
@@ -373,17 +372,39 @@ export class OrdersService implements OrderHistory {
       .getOne();
   }
 
-  /** Emits an order event with its owner (read by primary key, deleted accounts included). */
-  private async emit(event: string, userId: number, order: OrderResponseDto): Promise<void> {
-    const [owner]: Array<{ id: number; username: string; email: string }> = await this.orders.query(OWNER, [
-      userId,
+  /**
+   * Publishes, in the transaction that made it, an order's creation (`previous` null) or change: `order.updated`,
+   * then what the change means (`order.cancelled`, `order.paid`, `order.refunded`).
+   */
+  private async publishChange(
+    tx: Tx,
+    order: Order,
+    previous: OrderState | null,
+    items?: OrderItem[],
+  ): Promise<void> {
+    const [owner]: Array<{ id: number; username: string; email: string }> = await tx.query(OWNER, [
+      order.userId,
     ]);
     const payload: OrderEventPayload = {
-      userId,
-      order,
+      userId: order.userId,
+      order: toOrderResponse(order),
       user: toOrderOwner({ ...owner, id: Number(owner.id) }),
+      items: (items ?? (await this.itemsOf(tx, order.id))).map(toOrderItemResponse),
     };
-    this.events.emit(event, payload);
+    if (previous === null) {
+      await this.events.publish(tx, 'order.created', payload);
+      return;
+    }
+    await this.events.publish(tx, 'order.updated', payload);
+    if (order.status === 'cancelled' && previous.status !== 'cancelled') {
+      await this.events.publish(tx, 'order.cancelled', payload);
+    }
+    if (order.paymentStatus === 'paid' && previous.paymentStatus !== 'paid') {
+      await this.events.publish(tx, 'order.paid', payload);
+    }
+    if (order.paymentStatus === 'refunded' && previous.paymentStatus !== 'refunded') {
+      await this.events.publish(tx, 'order.refunded', payload);
+    }
   }
 }
 
@@ -402,6 +423,10 @@ function insertOrder(manager: EntityManager, order: Order): Promise<number> {
     sqlDatetime(order.createdAt),
     sqlDatetime(order.updatedAt),
   ]);
+}
+
+function stockOf(items: OrderItem[]): StockRequest[] {
+  return items.map((item) => ({ productId: item.productId, quantity: item.quantity }));
 }
 
 /** Merges repeated products and orders the requests by product id (the locking order). */

@@ -1,4 +1,4 @@
-import type { OrderEventPayload } from '../orders/order-events.js';
+import type { DomainEventType } from '../events/domain-events.js';
 
 /**
  * Largest message a client may send: the ws library's `maxPayload`, so a bigger one closes the connection
@@ -39,10 +39,8 @@ export type ServerFrame =
   | { type: 'auth'; data: { expires_at: string } }
   | { type: 'error'; data: FrameError }
   | { type: 'subscribed' | 'unsubscribed'; data: { channel: Channel } }
-  | {
-      type: 'order.created' | 'order.updated';
-      data: OrderEventPayload['order'] | (OrderEventPayload['order'] & { user: OrderEventPayload['user'] });
-    };
+  /** A domain event its module sends as frames (src/events/websocket-frames.ts), e.g. `order.created`. */
+  | { type: DomainEventType; data: unknown };
 
 const FRAME_KEYS = new Set(['type', 'data']);
 

@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Logger, UnauthorizedException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { OnEvent } from '@nestjs/event-emitter';
 import {
   OnGatewayConnection,
   OnGatewayDisconnect,
@@ -20,9 +19,9 @@ import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { EventBus } from '../events/event-bus.js';
+import { webSocketFramesOf } from '../events/websocket-frames.js';
 import { Metrics } from '../observability/metrics.js';
-import { ORDER_CREATED, ORDER_UPDATED, type OrderEventPayload } from '../orders/order-events.js';
-import { SESSIONS_REVOKED, type SessionsRevokedEvent } from '../sessions/session-events.js';
 import { closeUnauthorized, ConnectionRegistry, type Session } from './connection-registry.js';
 import { ConnectionSlots, type SlotRefusal } from './connection-slots.js';
 import {
@@ -72,7 +71,19 @@ export class RealtimeGateway
     private readonly slots: ConnectionSlots,
     private readonly limiter: RateLimiter,
     private readonly adapterHost: HttpAdapterHost,
-  ) {}
+    events: EventBus,
+  ) {
+    // Logout, password change, admin deactivation, deletion or role change: the sessions' sockets close everywhere.
+    events.subscribe('sessions.revoked', (event) => this.fanout.closeRevoked(event.data));
+    // Every event a module declared with sendAsWebSocketFrames, as frames `{type, data}` to its audiences.
+    events.subscribe('*', (event) => {
+      for (const { to, data } of webSocketFramesOf(event)) {
+        const frame = { type: event.type, data };
+        if ('userId' in to) this.fanout.sendToUser(to.userId, frame);
+        else this.fanout.sendToOrderSubscribers(frame);
+      }
+    });
+  }
 
   afterInit(): void {
     this.heartbeat = setInterval(() => this.checkHeartbeats(), this.config.ws.heartbeatMs);
@@ -136,28 +147,6 @@ export class RealtimeGateway
       this.metrics.websocketConnections.set(this.registry.size);
       this.logger.log({ msg: 'WebSocket closed', userId: session.user.id, connections: this.registry.size });
     }
-  }
-
-  /** Logout, password change, admin deactivation, deletion or role change: the sessions' sockets close everywhere. */
-  @OnEvent(SESSIONS_REVOKED)
-  onSessionsRevoked(event: SessionsRevokedEvent): void {
-    this.fanout.closeRevoked(event);
-  }
-
-  @OnEvent(ORDER_CREATED)
-  onOrderCreated(event: OrderEventPayload): void {
-    this.sendOrderEvent(ORDER_CREATED, event);
-  }
-
-  @OnEvent(ORDER_UPDATED)
-  onOrderUpdated(event: OrderEventPayload): void {
-    this.sendOrderEvent(ORDER_UPDATED, event);
-  }
-
-  /** To the owner's connections, and with the owner attached to the admins subscribed to `orders`. */
-  private sendOrderEvent(type: typeof ORDER_CREATED | typeof ORDER_UPDATED, event: OrderEventPayload): void {
-    this.fanout.sendToUser(event.userId, { type, data: event.order });
-    this.fanout.sendToOrderSubscribers({ type, data: { ...event.order, user: event.user } });
   }
 
   /** Closes every client with 1001 and waits (briefly) for them to answer before the server stops. */

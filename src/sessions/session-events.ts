@@ -1,8 +1,12 @@
 /**
- * Emitted (through EventEmitter2) after a transaction that revoked sessions has committed. The realtime
- * gateway closes the matching WebSocket connections on every instance.
+ * Published in the transaction that revokes sessions (EventBus); after its commit the realtime gateway closes
+ * the matching WebSocket connections on every instance.
  */
-export const SESSIONS_REVOKED = 'sessions.revoked';
+declare module '../events/domain-events.js' {
+  interface DomainEvents {
+    'sessions.revoked': SessionsRevokedEvent;
+  }
+}
 
 export interface SessionsRevokedEvent {
   userId: number;

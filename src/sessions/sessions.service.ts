@@ -1,5 +1,4 @@
 import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
@@ -10,8 +9,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { EventBus } from '../events/event-bus.js';
 import { SessionResponseDto, toSessionResponse } from './dto/session.dto.js';
-import { SESSIONS_REVOKED, type SessionsRevokedEvent } from './session-events.js';
 import { Session } from './session.entity.js';
 import { type ClientInfo, type IssuedSession, UserSessions } from './user-sessions.js';
 
@@ -41,7 +40,7 @@ export class SessionsService implements UserSessions {
   constructor(
     @InjectRepository(Session) private readonly sessions: Repository<Session>,
     private readonly transactions: TransactionRunner,
-    private readonly events: EventEmitter2,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -157,23 +156,23 @@ export class SessionsService implements UserSessions {
   }
 
   private async revokeIfLive(userId: number, sessionId: string): Promise<boolean> {
-    const result = await this.transactions.run('revoke session', (manager) =>
-      manager
+    return this.transactions.run('revoke session', async (manager) => {
+      const result = await manager
         .createQueryBuilder()
         .update(Session)
         .set({ revokedAt: new Date() })
         .where('id = :sessionId AND user_id = :userId', { sessionId, userId })
         .andWhere('revoked_at IS NULL AND expires_at > :now', { now: new Date() })
-        .execute(),
-    );
-    if (result.affected === 0) return false;
-    this.announceRevoked({ userId, sessionId, exceptSessionId: null });
-    return true;
+        .execute();
+      if (result.affected === 0) return false;
+      await this.events.publish(manager, 'sessions.revoked', { userId, sessionId, exceptSessionId: null });
+      return true;
+    });
   }
 
   /**
-   * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction; the caller
-   * calls announceRevoked() once it has committed. Returns how many were revoked.
+   * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction, and publishes
+   * `sessions.revoked` in it when there were any. Returns how many were revoked.
    */
   async revokeAll(tx: Tx, userId: number, exceptSessionId: string | null): Promise<number> {
     const update = tx
@@ -182,20 +181,18 @@ export class SessionsService implements UserSessions {
       .set({ revokedAt: new Date() })
       .where('user_id = :userId AND revoked_at IS NULL', { userId });
     if (exceptSessionId !== null) update.andWhere('id <> :exceptSessionId', { exceptSessionId });
-    return (await update.execute()).affected ?? 0;
+    const revoked = (await update.execute()).affected ?? 0;
+    if (revoked > 0) {
+      await this.events.publish(tx, 'sessions.revoked', { userId, sessionId: null, exceptSessionId });
+    }
+    return revoked;
   }
 
   /** Revokes all the caller's other sessions. */
   async revokeOthers(user: AuthUser): Promise<number> {
-    const revoked = await this.transactions.run('revoke other sessions', (manager) =>
+    return this.transactions.run('revoke other sessions', (manager) =>
       this.revokeAll(manager, user.id, user.sessionId),
     );
-    this.announceRevoked({ userId: user.id, sessionId: null, exceptSessionId: user.sessionId });
-    return revoked;
-  }
-
-  announceRevoked(event: SessionsRevokedEvent): void {
-    this.events.emit(SESSIONS_REVOKED, event);
   }
 
   /** Deletes expired sessions: one conditional statement, harmless when several instances run it at once. */

@@ -1,6 +1,5 @@
 import type { AuthUser } from '../auth/auth-user.js';
 import type { Tx } from '../database/transaction-runner.js';
-import type { SessionsRevokedEvent } from './session-events.js';
 import type { Session } from './session.entity.js';
 
 export interface ClientInfo {
@@ -29,11 +28,8 @@ export abstract class UserSessions {
   abstract revoke(userId: number, sessionId: string): Promise<void>;
 
   /**
-   * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction; the caller
-   * calls announceRevoked() once it has committed. Returns how many were revoked.
+   * Revokes every live session of the user but `exceptSessionId`, inside the caller's transaction, and publishes
+   * `sessions.revoked` in it (their WebSocket connections close after the commit). Returns how many were revoked.
    */
   abstract revokeAll(tx: Tx, userId: number, exceptSessionId: string | null): Promise<number>;
-
-  /** Tells every instance to close the revoked sessions' WebSocket connections; call after the commit. */
-  abstract announceRevoked(event: SessionsRevokedEvent): void;
 }

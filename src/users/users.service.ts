@@ -174,7 +174,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Deactivation and a change of role end the user's sessions; reactivation revives none of them.
-    const endsSessions = await this.transactions.run('update user', async (manager) => {
+    await this.transactions.run('update user', async (manager) => {
       const before = await manager.findOne(User, { select: { id: true, role: true }, where: { id } });
       const result = await manager.update(
         User,
@@ -184,23 +184,19 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       if (result.affected === 0 || before === null) throw new NotFoundException(`User ${id} not found`);
       const ends = dto.is_active === false || (dto.role !== undefined && dto.role !== before.role);
       if (ends) await this.sessions.revokeAll(manager, id, null);
-      return ends;
     });
-    if (endsSessions) this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
     return toUserResponse(await this.findOrFail(id), true);
   }
 
   /** Soft-deletes the account, ends its sessions and cancels its pending orders (their stock goes back). */
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
-    const cancelled = await this.transactions.run('delete user', async (manager) => {
+    await this.transactions.run('delete user', async (manager) => {
       const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
-      return this.orders.cancelPendingOf(manager, id);
+      await this.orders.cancelPendingOf(manager, id);
     });
-    this.sessions.announceRevoked({ userId: id, sessionId: null, exceptSessionId: null });
-    await this.orders.announceUpdated(cancelled);
   }
 
   private async findOrFail(id: number): Promise<User> {
