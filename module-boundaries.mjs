@@ -12,7 +12,7 @@ export const publicSurface = {
     'account-tokens',
     'dto/register.dto',
   ],
-  users: ['users.module', 'user-accounts', 'dto/user-response.dto'],
+  users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
   products: ['products.module', 'product-catalog'],
   orders: ['orders.module', 'order-history', 'order-events'],
   upload: ['upload.module', 'upload-holds'],

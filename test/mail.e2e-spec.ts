@@ -11,7 +11,7 @@ import { TestSocket } from './support/ws-client.js';
 const LINKS = 'https://shop.example/account';
 const TOKEN_IN_TEXT = /token=([A-Za-z0-9_-]{43})/;
 const INVALID_TOKEN = {
-  details: 'Validation failed',
+  details: 'token is unknown, used or expired',
   errors: [{ field: 'token', rule: 'valid', message: 'token is unknown, used or expired' }],
 };
 
@@ -60,6 +60,8 @@ describe('e-mail, password reset and e-mail verification', () => {
       MAIL_FROM: 'Shop <shop@example.com>',
       MAIL_LINK_BASE_URL: LINKS,
       MAIL_RETRY_BACKOFF_MS: '200',
+      JOBS_POLL_INTERVAL_MS: '100',
+      THROTTLE_MAIL_LIMIT: '100000',
     });
     admin = await loginAdmin(t);
   });
@@ -114,7 +116,7 @@ describe('e-mail, password reset and e-mail verification', () => {
         .expect(400);
       expect(unknown.body.data).toEqual(INVALID_TOKEN);
       const missing = await api().post('/api/v1/auth/verify-email').send({}).expect(400);
-      expect(missing.body.data.errors[0]).toMatchObject({ field: 'token', rule: 'isString' });
+      expect(missing.body.data.errors.map((e: { field: string }) => e.field)).toContain('token');
     });
 
     it('resend: a new e-mail with a new token (the older stops working); nothing for verified or unknown addresses', async () => {
@@ -263,7 +265,7 @@ describe('e-mail, password reset and e-mail verification', () => {
         .send({ token: tokenOf(mail), password: 'short' })
         .expect(400);
       expect(short.body.data.errors).toEqual([
-        { field: 'password', rule: 'codePointLength', message: expect.stringContaining('password') },
+        { field: 'password', rule: 'minLength', message: expect.stringContaining('password') },
       ]);
       expect(await tokenRows(account.id)).toContainEqual({
         purpose: 'password_reset',

@@ -89,7 +89,6 @@ export class AccountTokensService implements AccountTokens {
       await this.sessions.revokeAll(tx, id, null);
       return id;
     });
-    this.sessions.announceRevoked({ userId, sessionId: null, exceptSessionId: null });
     // The owner has proved control of the account: failed logins before the reset no longer lock it.
     const account = await this.users.findActive(userId);
     if (account !== null) await this.failures.reset(account.username);

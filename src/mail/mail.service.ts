@@ -49,18 +49,13 @@ export class MailService implements OnModuleInit {
     return queueMail(this.jobs, this.config, job, { jobId: `mail:${eventId}` });
   }
 
-  /** The message as of now, or null when there is nothing to send (unknown address, deleted account). */
+  /** The message, or null when there is nothing to send (unknown address, verified already). */
   private async compose(job: MailJob): Promise<MailMessage | null> {
     switch (job.kind) {
       case 'order-confirmation':
-      case 'payment-received': {
-        const receipt = await this.orders.receipt(job.orderId);
-        if (receipt?.owner == null) return null;
-        const values = { ...receipt, username: receipt.owner.username };
-        const content =
-          job.kind === 'order-confirmation' ? orderConfirmation(values) : paymentReceived(values);
-        return { to: receipt.owner.email, ...content };
-      }
+        return { to: job.to, ...orderConfirmation(job.order) };
+      case 'payment-received':
+        return { to: job.to, ...paymentReceived(job.order) };
       case 'password-reset':
       case 'email-verification': {
         // A token per attempt: a retry's e-mail carries a new one, and the older stops working.

@@ -18,6 +18,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { throwUniqueViolationAs400 } from '../database/errors.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { EventBus } from '../events/event-bus.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { UserSessions } from '../sessions/user-sessions.js';
 import { toUserResponse, UserResponseDto } from './dto/user-response.dto.js';
@@ -35,6 +36,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     private readonly transactions: TransactionRunner,
     private readonly sessions: UserSessions,
     private readonly orders: OrderHistory,
+    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -88,7 +90,11 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       emailVerified: role === 'admin',
     });
     try {
-      await this.transactions.run('create user', (manager) => manager.insert(User, user));
+      await this.transactions.run('create user', async (manager) => {
+        await manager.insert(User, user);
+        const created = await manager.findOneByOrFail(User, { id: user.id });
+        await this.events.publish(manager, 'user.created', toUserResponse(created, false));
+      });
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
       throwUniqueViolationAs400(error, 'username', 'username or email is already taken');
