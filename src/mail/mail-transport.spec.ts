@@ -11,7 +11,9 @@ const message = {
 };
 
 describe('MailTransport without SMTP_URL', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('outside production logs recipient, subject and text: the developer follows the link from the log', async () => {
     const log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
