@@ -256,6 +256,38 @@ describe('e-mail, password reset and e-mail verification', () => {
       await login(t, account.username, 'password-123');
     });
 
+    it('refuses the token of an account deactivated or deleted since the e-mail', async () => {
+      const deactivated = (await registered()).account;
+      const deleted = (await registered()).account;
+      for (const account of [deactivated, deleted]) await requestReset(emailOf(account));
+      const [, forDeactivated] = await smtp.waitFor(emailOf(deactivated), 2);
+      const [, forDeleted] = await smtp.waitFor(emailOf(deleted), 2);
+      await api()
+        .put(`/api/v1/users/${deactivated.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ is_active: false })
+        .expect(200);
+      await api().delete(`/api/v1/users/${deleted.id}`).auth(admin.token, { type: 'bearer' }).expect(200);
+      const hashes = () =>
+        t.dataSource.query('SELECT id, password_hash FROM users WHERE id IN (?, ?) ORDER BY id', [
+          deactivated.id,
+          deleted.id,
+        ]);
+      const before = await hashes();
+      for (const mail of [forDeactivated, forDeleted]) {
+        const refused = await api()
+          .post('/api/v1/auth/password-reset/confirm')
+          .send({ token: tokenOf(mail), password: 'brand-new-password' })
+          .expect(400);
+        expect(refused.body.data).toEqual(INVALID_TOKEN);
+      }
+      expect(await hashes()).toEqual(before);
+      // Asking again for a deactivated account sends nothing.
+      await requestReset(emailOf(deactivated));
+      await sleep(1500);
+      expect(smtp.to(emailOf(deactivated))).toHaveLength(2);
+    });
+
     it("checks the new password with registration's rules, and keeps the token for a correct try", async () => {
       const { account } = await registered();
       await requestReset(emailOf(account));

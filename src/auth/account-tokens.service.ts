@@ -7,7 +7,7 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { queueMail } from '../mail/mail-jobs.js';
 import { UserSessions } from '../sessions/user-sessions.js';
-import { lockAccount, UserAccounts } from '../users/user-accounts.js';
+import { type Account, lockAccount, UserAccounts } from '../users/user-accounts.js';
 import { AccountToken } from './account-token.entity.js';
 import { AccountTokens, type AccountTokenPurpose, type IssuedAccountToken } from './account-tokens.js';
 import type { ConfirmPasswordResetDto } from './dto/account-tokens.dto.js';
@@ -82,26 +82,29 @@ export class AccountTokensService implements AccountTokens {
   /** Sets the new password, verifies the address (the e-mail reached it) and ends every session. */
   async confirmPasswordReset(dto: ConfirmPasswordResetDto): Promise<void> {
     const passwordHash = await this.hasher.hash(dto.password);
-    const userId = await this.transactions.run('reset password', async (tx) => {
-      const id = await this.use(tx, 'password_reset', dto.token);
-      await this.users.setPasswordHash(tx, id, passwordHash);
-      await this.users.markEmailVerified(tx, id);
-      await this.sessions.revokeAll(tx, id, null);
-      return id;
+    const account = await this.transactions.run('reset password', async (tx) => {
+      const user = await this.use(tx, 'password_reset', dto.token);
+      await this.users.setPasswordHash(tx, user.id, passwordHash);
+      await this.users.markEmailVerified(tx, user.id);
+      await this.sessions.revokeAll(tx, user.id, null);
+      return user;
     });
     // The owner has proved control of the account: failed logins before the reset no longer lock it.
-    const account = await this.users.findActive(userId);
-    if (account !== null) await this.failures.reset(account.username);
+    await this.failures.reset(account.username);
   }
 
   async verifyEmail(token: string): Promise<void> {
     await this.transactions.run('verify email', async (tx) => {
-      await this.users.markEmailVerified(tx, await this.use(tx, 'email_verification', token));
+      const user = await this.use(tx, 'email_verification', token);
+      await this.users.markEmailVerified(tx, user.id);
     });
   }
 
-  /** Deletes the token (so it works once) and gives its user; 400 naming `token` when it does not work. */
-  private async use(tx: Tx, purpose: AccountTokenPurpose, token: string): Promise<number> {
+  /**
+   * Deletes the token (so it works once) and gives its account; 400 naming `token` when the token does not work
+   * or its account has since been deleted or deactivated.
+   */
+  private async use(tx: Tx, purpose: AccountTokenPurpose, token: string): Promise<Account> {
     const row = await tx.findOneBy(AccountToken, { tokenHash: tokenHash(token), purpose });
     if (row === null || row.expiresAt.getTime() <= Date.now()) {
       throw fieldError('token', 'valid', INVALID_TOKEN);
@@ -109,7 +112,8 @@ export class AccountTokensService implements AccountTokens {
     await lockAccount(tx, row.userId);
     // Of two uses at once, the second finds nothing left to delete.
     const { affected } = await tx.delete(AccountToken, { id: row.id });
-    if (affected !== 1) throw fieldError('token', 'valid', INVALID_TOKEN);
-    return row.userId;
+    const account = await this.users.findActive(row.userId);
+    if (affected !== 1 || account === null) throw fieldError('token', 'valid', INVALID_TOKEN);
+    return account;
   }
 }
