@@ -13,7 +13,7 @@ export const publicSurface = {
     'dto/register.dto',
   ],
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
-  products: ['products.module', 'product-catalog'],
+  products: ['products.module', 'product-catalog', 'product-events'],
   orders: ['orders.module', 'order-history', 'order-events'],
   upload: ['upload.module', 'upload-holds'],
   sessions: ['sessions.module', 'user-sessions', 'session-events'],

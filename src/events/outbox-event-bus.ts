@@ -1,19 +1,13 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { PeriodicJob } from '../common/periodic-job.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows, placeholders } from '../database/raw-query.js';
 import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
 import { afterCommit, TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../observability/metrics.js';
 import type { DomainEvent, DomainEvents, DomainEventType } from './domain-events.js';
 import { EventBus, type DomainEventHandler } from './event-bus.js';
@@ -70,21 +64,21 @@ interface Subscription {
  *
  * - `publish` inserts the event in the caller's transaction, already claimed by this instance for
  *   OUTBOX_REDISPATCH_AFTER; once the outermost transaction commits, this instance dispatches it at once.
- * - Every OUTBOX_SWEEP_INTERVAL a sweep claims events whose claim has run out without a dispatch (the process
- *   died after the commit, or a handler failed) by a conditional UPDATE, so that each is taken by one instance,
- *   and dispatches them; it also deletes events dispatched more than OUTBOX_RETENTION ago.
+ * - Every OUTBOX_SWEEP_INTERVAL a sweep (a scheduled job, `events.sweep`) claims events whose claim has run out
+ *   without a dispatch (the process died after the commit, or a handler failed) by a conditional UPDATE, so
+ *   that each is taken by one instance even if sweeps overlap, and dispatches them; it also deletes events
+ *   dispatched more than OUTBOX_RETENTION ago.
  * - Dispatch runs the handlers in the order they subscribed, one event after the other in commit order. When a
  *   handler throws, the others still run, the failure is logged and counted, and the whole event is dispatched
  *   again after OUTBOX_REDISPATCH_AFTER, doubling per attempt up to an hour: at least once, so handlers
  *   tolerate a repeat.
  */
 @Injectable()
-export class OutboxEventBus extends EventBus implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class OutboxEventBus extends EventBus implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('EventBus');
   private readonly subscriptions: Subscription[] = [];
   /** The events each open transaction has published, dispatched together after its commit. */
   private readonly published = new WeakMap<Tx, Claimed[]>();
-  private readonly sweeper = new PeriodicJob(() => this.sweep());
   /** Dispatches run one after the other: events reach handlers in the order their transactions committed. */
   private dispatching: Promise<void> = Promise.resolve();
   /** Dispatched events not yet marked in the table. */
@@ -96,6 +90,7 @@ export class OutboxEventBus extends EventBus implements OnApplicationBootstrap, 
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly jobs: JobQueue,
   ) {
     super();
   }
@@ -124,13 +119,12 @@ export class OutboxEventBus extends EventBus implements OnApplicationBootstrap, 
     this.subscriptions.push({ type, handler: handler as DomainEventHandler<DomainEventType> });
   }
 
-  onApplicationBootstrap(): void {
-    this.sweeper.start(this.config.outbox.sweepIntervalSeconds * 1000);
+  onModuleInit(): void {
+    this.jobs.schedule('events.sweep', this.config.outbox.sweepIntervalSeconds * 1000, () => this.sweep());
   }
 
-  /** Stops sweeping, lets the dispatch under way finish and marks what it dispatched, before the pool closes. */
+  /** Lets the dispatch under way finish and marks what it dispatched, before the pool closes. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.sweeper.stop();
     await this.dispatching;
     await this.markDispatched();
   }

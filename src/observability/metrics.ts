@@ -120,6 +120,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly eventsDispatched = new Counter({
+    name: 'commerce_events_dispatched_total',
+    help: 'Domain events whose handlers all succeeded on this instance, by event type (a redispatch counts again)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly eventDispatchFailures = new Counter({
+    name: 'commerce_event_dispatch_failures_total',
+    help: 'Event handlers that threw on this instance, by event type; the event is dispatched again later',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
   /** Set by the job queue: how many jobs each job name has in each state, read at scrape time. */
   countJobs: (() => Promise<JobCount[]>) | undefined;
 
@@ -147,20 +161,6 @@ export class Metrics {
     help: 'Time a job or a scheduled tick ran, by job name and result (succeeded, failed)',
     labelNames: ['name', 'result'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [this.registry],
-  });
-
-  readonly eventsDispatched = new Counter({
-    name: 'commerce_events_dispatched_total',
-    help: 'Domain events whose handlers all succeeded on this instance, by event type (a redispatch counts again)',
-    labelNames: ['type'] as const,
-    registers: [this.registry],
-  });
-
-  readonly eventDispatchFailures = new Counter({
-    name: 'commerce_event_dispatch_failures_total',
-    help: 'Event handlers that threw on this instance, by event type; the event is dispatched again later',
-    labelNames: ['type'] as const,
     registers: [this.registry],
   });
 

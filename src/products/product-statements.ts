@@ -25,6 +25,14 @@ export const GIVE_STOCK_BACK = 'UPDATE products SET stock = stock + ?, updated_a
 export const STOCK_STATE =
   'SELECT id, stock, is_active FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1';
 
+const productsByIds: string[] = [];
+/** The products (not deleted) among `count` ids. */
+export function productsByIdsOf(count: number): string {
+  productsByIds[count] ??=
+    `SELECT ${COLUMNS} FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
+  return productsByIds[count];
+}
+
 const namesAndPrices: string[] = [];
 /** `SELECT id, name, price_cents ... WHERE id IN (?, ...)` for `count` ids, built once per count. */
 export function namesAndPricesOf(count: number): string {

@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import {
   CreateProductDto,
@@ -35,6 +36,7 @@ import {
   namesAndPricesOf,
   PRODUCT_BY_ID,
   productFromRow,
+  productsByIdsOf,
   ProductRow,
   STOCK_STATE,
   TAKE_STOCK,
@@ -66,6 +68,7 @@ export class ProductsService implements ProductCatalog {
     private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
+    private readonly events: EventBus,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -78,11 +81,13 @@ export class ProductsService implements ProductCatalog {
       image: '',
       isActive: true,
     });
-    await this.transactions.run('create product', async (manager) => {
+    return this.transactions.run('create product', async (manager) => {
       await manager.insert(Product, product);
       await ProductListTotals.catalogChanged(manager);
+      const created = toProductResponse(await this.findOrFail(product.id, true, manager));
+      await this.events.publish(manager, 'product.created', created);
+      return created;
     });
-    return toProductResponse(await this.findOrFail(product.id, true));
   }
 
   async list(
@@ -148,7 +153,7 @@ export class ProductsService implements ProductCatalog {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // One transaction with the check of the image, so that the file cannot be removed in between.
-    const result = await this.transactions.run('update product', async (manager) => {
+    return this.transactions.run('update product', async (manager) => {
       if (
         dto.image !== undefined &&
         dto.image !== '' &&
@@ -160,25 +165,32 @@ export class ProductsService implements ProductCatalog {
           'image must be the filename of a file uploaded through /upload',
         );
       }
-      const updated = await manager.update(
+      // The stock before, locked until commit, tells whether this change brings the product back in stock.
+      const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
+      const result = await manager.update(
         Product,
         { id, deletedAt: IsNull() },
         { ...defined, updatedAt: new Date() },
       );
+      if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
       await ProductListTotals.catalogChanged(manager);
+      const updated = toProductResponse(await this.findOrFail(id, true, manager));
+      await this.events.publish(manager, 'product.updated', updated);
+      if (stockBefore === 0 && updated.stock > 0) {
+        await this.events.publish(manager, 'product.back_in_stock', updated);
+      }
       return updated;
     });
-    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
-    return toProductResponse(await this.findOrFail(id, true));
   }
 
   async remove(id: number): Promise<void> {
-    const result = await this.transactions.run('delete product', async (manager) => {
+    await this.transactions.run('delete product', async (manager) => {
+      const product = toProductResponse(await this.findOrFail(id, true, manager));
       const deleted = await manager.softDelete(Product, { id, deletedAt: IsNull() });
+      if (deleted.affected === 0) throw new NotFoundException(`Product ${id} not found`);
       await ProductListTotals.catalogChanged(manager);
-      return deleted;
+      await this.events.publish(manager, 'product.deleted', product);
     });
-    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
   }
 
   async assertVisible(productId: number, actor: AuthUser | undefined): Promise<void> {
@@ -205,11 +217,31 @@ export class ProductsService implements ProductCatalog {
   }
 
   async releaseStock(tx: Tx, requests: StockRequest[]): Promise<void> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+    const given = new Map<number, number>();
+    for (const { productId, quantity } of requests)
+      given.set(productId, (given.get(productId) ?? 0) + quantity);
+    const ids = [...given.keys()].sort((a, b) => a - b);
+    if (ids.length === 0) return;
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
+    for (const id of ids) await changedRows(tx, GIVE_STOCK_BACK, [given.get(id), now, id]);
+    // Read after the updates, under their row locks: a stock equal to what was given back was 0 before.
+    const rows: ProductRow[] = await tx.query(productsByIdsOf(ids.length), ids);
+    for (const row of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
+      const product = productFromRow(row);
+      if (product.stock === given.get(product.id)) {
+        await this.events.publish(tx, 'product.back_in_stock', toProductResponse(product));
+      }
     }
+  }
+
+  /** The product's stock, its row locked until the transaction ends (MySQL); 404 when there is no such product. */
+  private async lockedStock(tx: Tx, id: number): Promise<number> {
+    const [row]: Array<{ stock: number }> = await tx.query(
+      tx.connection.options.type === 'better-sqlite3' ? STOCK_STATE : `${STOCK_STATE} FOR UPDATE`,
+      [id],
+    );
+    if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
+    return Number(row.stock);
   }
 
   private async whyNotReservable(
@@ -230,11 +262,14 @@ export class ProductsService implements ProductCatalog {
     );
   }
 
-  private async findOrFail(id: number, includeInactive: boolean): Promise<Product> {
-    const [row]: ProductRow[] = await this.products.query(
-      includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID,
-      [id],
-    );
+  private async findOrFail(
+    id: number,
+    includeInactive: boolean,
+    manager: EntityManager = this.products.manager,
+  ): Promise<Product> {
+    const [row]: ProductRow[] = await manager.query(includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID, [
+      id,
+    ]);
     if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
     return productFromRow(row);
   }

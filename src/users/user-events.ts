@@ -1,9 +1,11 @@
 import type { UserResponseDto } from './dto/user-response.dto.js';
 
-/** Published in the transaction that creates an account (registration, the configured admin). */
+/** The users module's events, published in the transaction of the change (EventBus). */
 declare module '../events/domain-events.js' {
   interface DomainEvents {
-    /** The account as GET /users shows it (without phone and address). */
-    'user.created': UserResponseDto;
+    /** An account was created (registration, or the configured admin at first start): as its owner reads it. */
+    'user.created': UserEventPayload;
   }
 }
+
+export type UserEventPayload = UserResponseDto;

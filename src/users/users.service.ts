@@ -36,8 +36,8 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     private readonly transactions: TransactionRunner,
     private readonly sessions: UserSessions,
     private readonly orders: OrderHistory,
-    private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly events: EventBus,
   ) {}
 
   /** Creates the configured admin account once; safe to run on every start and on several instances. */
@@ -90,16 +90,16 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       emailVerified: role === 'admin',
     });
     try {
-      await this.transactions.run('create user', async (manager) => {
+      return await this.transactions.run('create user', async (manager) => {
         await manager.insert(User, user);
         const created = await manager.findOneByOrFail(User, { id: user.id });
-        await this.events.publish(manager, 'user.created', toUserResponse(created, false));
+        await this.events.publish(manager, 'user.created', toUserResponse(created, true));
+        return created;
       });
     } catch (error) {
       // Two registrations racing for the same name: the unique index decides.
       throwUniqueViolationAs400(error, 'username', 'username or email is already taken');
     }
-    return this.users.findOneByOrFail({ id: user.id });
   }
 
   /** For login: the active or inactive account with its password hash, or null. */
