@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ADMIN, ADMIN_ENV, createAccount, login, loginAdmin, type Account } from './support/accounts.js';
+import { scrape } from './support/metrics.js';
 import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { TestSmtpServer, type ReceivedMail } from './support/smtp-server.js';
@@ -395,13 +396,31 @@ describe('REQUIRE_VERIFIED_EMAIL=true', () => {
   });
 });
 
-describe('SMTP relay down, then up', () => {
+// On the database queue always; on BullMQ too when TEST_REDIS_URL names a Redis server.
+const queues: Array<[string, Record<string, string>]> = [['the jobs table', {}]];
+if (process.env.TEST_REDIS_URL) {
+  queues.push([
+    'BullMQ',
+    {
+      REDIS_URL: process.env.TEST_REDIS_URL,
+      REDIS_KEY_PREFIX: `mail-test-${randomBytes(4).toString('hex')}:`,
+    },
+  ]);
+}
+
+describe.each(queues)('SMTP relay down, then up (queue: %s)', (_queue, queueEnv) => {
   let smtp: TestSmtpServer;
   let t: TestApp;
 
   beforeAll(async () => {
     smtp = await TestSmtpServer.create({ listening: false });
-    t = await startTestApp({ SMTP_URL: smtp.url, MAIL_RETRY_BACKOFF_MS: '300', MAIL_SEND_ATTEMPTS: '10' });
+    t = await startTestApp({
+      ...queueEnv,
+      SMTP_URL: smtp.url,
+      MAIL_RETRY_BACKOFF_MS: '300',
+      MAIL_SEND_ATTEMPTS: '10',
+      JOBS_POLL_INTERVAL_MS: '100',
+    });
   });
 
   afterAll(async () => {
@@ -413,12 +432,20 @@ describe('SMTP relay down, then up', () => {
     const account = await createAccount(t);
     const email = `${account.username}@example.com`;
     await request(t.url).post('/api/v1/auth/password-reset').send({ email }).expect(200);
-    await sleep(1500); // a few failed attempts (300 ms, 600 ms, …)
+    await sleep(2500); // the reset job starts after 1 s, then fails at 0, 300, 900 ms…
     expect(smtp.received).toHaveLength(0);
+    const metrics = await scrape(t.url);
+    expect(
+      metrics.value('commerce_job_failures_total', { name: 'mail.send', final: 'false' }),
+    ).toBeGreaterThan(0);
 
     await smtp.start();
     const mails = await smtp.waitFor(email, 2, 20_000); // the verification and the reset, each retried
     const reset = mails.find((mail) => mail.subject === 'Reset your password')!;
+    expect(mails.map((mail) => mail.subject).sort()).toEqual([
+      'Confirm your e-mail address',
+      'Reset your password',
+    ]);
     await request(t.url)
       .post('/api/v1/auth/password-reset/confirm')
       .send({ token: tokenOf(reset), password: 'brand-new-password' })
