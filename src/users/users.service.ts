@@ -125,11 +125,9 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     await tx.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
   }
 
+  /** The email column compares ignoring case on both databases (NOCASE, *_ci), so UQ_users_email serves this. */
   findActiveByEmail(email: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('u')
-      .where('LOWER(u.email) = LOWER(:email) AND u.isActive = :active', { email, active: true })
-      .getOne();
+    return this.users.findOneBy({ email, isActive: true });
   }
 
   findActive(id: number): Promise<User | null> {
