@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { ADMIN, ADMIN_ENV, createAccount, login, loginAdmin, type Account } from './support/accounts.js';
@@ -426,6 +427,12 @@ describe.each(queues)('SMTP relay down, then up (queue: %s)', (_queue, queueEnv)
   afterAll(async () => {
     await t?.close();
     await smtp?.stop();
+    if (queueEnv.REDIS_URL !== undefined) {
+      const redis = new Redis(queueEnv.REDIS_URL);
+      const keys = await redis.keys(`${queueEnv.REDIS_KEY_PREFIX}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
   });
 
   it('retries the e-mail with backoff and delivers it once the relay answers; its token works', async () => {
