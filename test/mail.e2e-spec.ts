@@ -7,7 +7,13 @@ import { scrape } from './support/metrics.js';
 import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { TestSmtpServer, type ReceivedMail } from './support/smtp-server.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { PasswordHasher } from '../src/auth/password-hasher.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { buildDataSourceOptions } from '../src/database/data-source-options.js';
+import { CreateAccountTokens1763801300000 } from '../src/database/migrations/1763801300000-create-account-tokens.js';
+import { migrations } from '../src/database/migrations/index.js';
+import { createTestDatabase, startTestApp, type TestApp } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
 const LINKS = 'https://shop.example/account';
@@ -486,5 +492,42 @@ describe('the mail rate-limit bucket', () => {
       .post('/api/v1/login')
       .send({ username: 'nobody', password: 'x' });
     expect(otherBucket.status).toBe(401);
+  });
+});
+
+describe('accounts from before e-mail verification', () => {
+  let database: { url: string; drop(): Promise<void> };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // The schema as it was just before the migration that adds email_verified, with one account in it.
+    database = await createTestDatabase();
+    const options = buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url }));
+    const before = migrations.slice(0, migrations.indexOf(CreateAccountTokens1763801300000));
+    const old = new DataSource({ ...options, migrations: before } as DataSourceOptions);
+    await old.initialize();
+    await old.runMigrations();
+    const hash = await new PasswordHasher().hash('password-123');
+    await old.query(
+      "INSERT INTO users (username, email, password_hash) VALUES ('old_timer', 'old@example.com', ?)",
+      [hash],
+    );
+    await old.destroy();
+    t = await startTestApp({ DATABASE_URL: database.url, REQUIRE_VERIFIED_EMAIL: 'true' });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await database?.drop();
+  });
+
+  it('count as verified after the migration, so REQUIRE_VERIFIED_EMAIL=true still lets them in', async () => {
+    const res = await request(t.url)
+      .post('/api/v1/login')
+      .send({ username: 'old_timer', password: 'password-123' })
+      .expect(200);
+    expect(res.body.data.user.email_verified).toBe(true);
+    const [row] = await t.dataSource.query("SELECT email_verified FROM users WHERE username = 'old_timer'");
+    expect(Boolean(row.email_verified)).toBe(true);
   });
 });
