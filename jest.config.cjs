@@ -17,7 +17,12 @@ const common = {
 };
 
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
-const needsRedis = ['<rootDir>/test/scale-out.e2e-spec.ts', '<rootDir>/test/redis.e2e-spec.ts'];
+// The queue's outage test starts and kills a redis-server of its own (the binary must be installed).
+const needsRedis = [
+  '<rootDir>/test/scale-out.e2e-spec.ts',
+  '<rootDir>/test/redis.e2e-spec.ts',
+  '<rootDir>/test/jobs-redis-outage.e2e-spec.ts',
+];
 const withoutRedis = !process.env.TEST_REDIS_URL;
 // This one runs Prometheus' `promtool` (Debian package `prometheus`), named by TEST_PROMTOOL (.ci/run sets it).
 const needsPromtool = ['<rootDir>/test/metrics-promtool.e2e-spec.ts'];

@@ -4,14 +4,17 @@ import { TransactionRunner } from '../src/database/transaction-runner.js';
 import type { DomainEvent, DomainEventType } from '../src/events/domain-events.js';
 import { EventBus } from '../src/events/event-bus.js';
 import { OutboxEventBus } from '../src/events/outbox-event-bus.js';
+import { sendAsWebSocketFrames } from '../src/events/websocket-frames.js';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { ProductCatalog } from '../src/products/product-catalog.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { eventually } from './support/eventually.js';
 import { expectLockRetries, lockRetriesSeen } from './support/lock-retry-detector.js';
 import { scrape } from './support/metrics.js';
 import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { TestSocket } from './support/ws-client.js';
 
 declare module '../src/events/domain-events.js' {
   interface DomainEvents {
@@ -21,15 +24,6 @@ declare module '../src/events/domain-events.js' {
 }
 
 const isMysql = /^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
-
-/** Resolves once `condition` holds, failing after `ms`. */
-async function eventually(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('domain events through the outbox', () => {
   let t: TestApp;
@@ -320,6 +314,34 @@ describe('domain events through the outbox', () => {
       await eventually(() => ofType('order.cancelled').some((e) => e.data.order.id === third.id));
       expect(backInStock()).toHaveLength(2);
       expect(backInStock()[1].data).toMatchObject({ stock: 2 });
+    });
+  });
+
+  describe('WebSocket frames declared by the publishing module', () => {
+    it('an event declared with sendAsWebSocketFrames reaches its audience as a frame, after the commit', async () => {
+      const watcher = await createAccount(t);
+      sendAsWebSocketFrames('test.ping', (data) =>
+        data.n === 42 ? [{ to: { userId: watcher.id }, data: { n: data.n, note: 'for you' } }] : [],
+      );
+      const socket = await TestSocket.authenticated(t, watcher.token);
+      const buyerSocket = await TestSocket.authenticated(t, buyer.token);
+      try {
+        const transactions = t.app.get(TransactionRunner);
+        await expect(
+          transactions.run('test', async (tx) => {
+            await bus.publish(tx, 'test.ping', { n: 42 });
+            throw new Error('rolled back');
+          }),
+        ).rejects.toThrow('rolled back');
+        await transactions.run('test', (tx) => bus.publish(tx, 'test.ping', { n: 42 }));
+        expect(await socket.next()).toEqual({ type: 'test.ping', data: { n: 42, note: 'for you' } });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(socket.pending).toBe(0);
+        expect(buyerSocket.pending).toBe(0);
+      } finally {
+        await socket.close();
+        await buyerSocket.close();
+      }
     });
   });
 

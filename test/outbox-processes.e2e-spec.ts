@@ -10,6 +10,7 @@ import { buildService, startAppProcess, type AppProcess } from './support/app-pr
 import { scrape } from './support/metrics.js';
 import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
+import { eventually } from './support/eventually.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
@@ -18,19 +19,14 @@ const REDIS_URL = process.env.TEST_REDIS_URL;
 // One SQLite file is never shared by several instances (docs/operations.md): two at once run on MySQL/MariaDB.
 const isMysql = /^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
 
+/** Processes answer within seconds; the database is polled every 100 ms. */
+const WAIT = { ms: 30_000, everyMs: 100 };
+
 interface OutboxRow {
   id: string;
   type: string;
   attempts: number | string;
   dispatched_at: Date | string | null;
-}
-
-async function eventually(condition: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** The service as separate OS processes on one database: killed, restarted, and two at once. */
@@ -105,7 +101,7 @@ describe('the outbox across processes', () => {
     expect(data.order).toEqual(placed.body.data);
 
     const restarted = await start({ OUTBOX_REDISPATCH_AFTER: '2', OUTBOX_SWEEP_INTERVAL: '1' });
-    await eventually(async () => (await rows('order.created'))[0].dispatched_at !== null);
+    await eventually(async () => (await rows('order.created'))[0].dispatched_at !== null, WAIT);
     const [after] = await rows('order.created');
     expect(Number(after.attempts)).toBe(2);
     // The restarted instance ran the handlers of that event (its sweep, not a publication of its own).
@@ -156,7 +152,7 @@ describe('the outbox across processes', () => {
           ...(await rows('order.cancelled')),
         ];
         return all.length === 40 && all.every((row) => row.dispatched_at !== null);
-      });
+      }, WAIT);
       const events = [
         ...(await created()),
         ...(await rows('order.updated')),

@@ -20,7 +20,7 @@ export interface DomainEvent<T extends DomainEventType = DomainEventType> {
   /** Unique and stable across redeliveries (a webhook's `webhook-id`). */
   id: string;
   type: T;
-  /** When the change was committed (ISO 8601 with milliseconds). */
+  /** When the event was published, inside the transaction of the change (ISO 8601 with milliseconds). */
   created_at: string;
   data: DomainEvents[T];
 }

@@ -6,8 +6,9 @@ export type DomainEventHandler<T extends DomainEventType> = (event: DomainEvent<
 /**
  * Publishing and subscribing to domain events. `publish` writes the event to the outbox inside the caller's
  * transaction; it is dispatched only after the outermost transaction commits (never after a rollback), and at
- * least once even if the process dies right after the commit. Each event is dispatched once across all
- * instances: a handler that must reach every instance (the WebSocket fan-out) does so through Redis itself.
+ * least once even if the process dies right after the commit. In normal operation each event is dispatched once
+ * across all instances: a handler that must reach every instance (the WebSocket fan-out) does so through Redis
+ * itself. Implemented by OutboxEventBus (docs/extending.md#events-publishing-and-subscribing).
  */
 export abstract class EventBus {
   abstract publish<T extends DomainEventType>(tx: Tx, type: T, data: DomainEvents[T]): Promise<void>;

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JobQueueUnavailableError } from '../src/jobs/bullmq-job-queue.js';
+import { JobQueue } from '../src/jobs/job-queue.js';
+import { freePort } from './support/app-process.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+declare module '../src/jobs/job-queue.js' {
+  interface Jobs {
+    'test.outage': { n: number };
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(25);
+  }
+}
+
+/**
+ * A redis-server process of its own (selected by jest.config.cjs with the other Redis tests), killed with
+ * SIGKILL and started again on the same port and data directory. It persists as a queue's Redis must: an
+ * append-only file written on every command.
+ */
+class RedisProcess {
+  private child: ChildProcess | undefined;
+  readonly dir = mkdtempSync(join(tmpdir(), 'commerce-redis-'));
+
+  constructor(readonly port: number) {}
+
+  async start(): Promise<void> {
+    this.child = spawn(
+      'redis-server',
+      [
+        ...['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''],
+        ...['--appendonly', 'yes', '--appendfsync', 'always'],
+      ],
+      { stdio: 'ignore' },
+    );
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        await probe.ping();
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await sleep(50);
+      } finally {
+        probe.disconnect();
+      }
+    }
+  }
+
+  async kill(): Promise<void> {
+    const child = this.child!;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+describe('BullMQ while its Redis is killed and started again', () => {
+  let redis: RedisProcess;
+  let t: TestApp;
+  let jobs: JobQueue;
+  const runs: string[] = [];
+
+  beforeAll(async () => {
+    redis = new RedisProcess(await freePort());
+    await redis.start();
+    t = await startTestApp({
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      JOBS_ADD_TIMEOUT_MS: '3000',
+      JOBS_LEASE_MS: '5000',
+    });
+    jobs = t.app.get(JobQueue);
+    jobs.handle(
+      'test.outage',
+      async (_data, job) => {
+        runs.push(job.id);
+      },
+      { concurrency: 5 },
+    );
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await redis?.kill();
+    rmSync(redis.dir, { recursive: true, force: true });
+  });
+
+  it('runs once each job Redis held when it died and each job added while it was down', async () => {
+    const before = ['before-1', 'before-2', 'before-3', 'before-4', 'before-5'];
+    // Delayed, so that they are still in Redis, not yet run, when it is killed.
+    for (const [n, jobId] of before.entries()) await jobs.add('test.outage', { n }, { jobId, delayMs: 3000 });
+    await redis.kill();
+
+    const during = ['during-1', 'during-2', 'during-3', 'during-4', 'during-5'];
+    const adds = during.map((jobId, n) => jobs.add('test.outage', { n }, { jobId }));
+    await sleep(1000);
+    expect(runs).toEqual([]);
+    await redis.start();
+    // Each add waited for Redis (less than JOBS_ADD_TIMEOUT_MS) and resolved once it held the job.
+    await Promise.all(adds);
+
+    await waitFor(() => runs.length >= 10);
+    await sleep(1500);
+    expect([...runs].sort()).toEqual([...before, ...during].sort());
+  }, 60_000);
+
+  it('an add fails within JOBS_ADD_TIMEOUT_MS while Redis stays down; the same jobId added again runs once', async () => {
+    runs.length = 0;
+    await redis.kill();
+    const started = Date.now();
+    const failure = await jobs.add('test.outage', { n: 1 }, { jobId: 'late-1' }).catch((error) => error);
+    const waited = Date.now() - started;
+    expect(failure).toBeInstanceOf(JobQueueUnavailableError);
+    expect((failure as Error).message).toBe(
+      "Redis did not take job 'test.outage' within JOBS_ADD_TIMEOUT_MS (3000 ms)",
+    );
+    expect(waited).toBeGreaterThanOrEqual(3000);
+    expect(waited).toBeLessThan(4500);
+    expect(runs).toEqual([]);
+
+    await redis.start();
+    // The caller's retry; the first attempt, still queued on the connection, may land as well.
+    await jobs.add('test.outage', { n: 1 }, { jobId: 'late-1' });
+    await waitFor(() => runs.length >= 1);
+    await sleep(1500);
+    expect(runs).toEqual(['late-1']);
+  }, 60_000);
+});
