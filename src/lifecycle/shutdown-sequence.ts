@@ -16,8 +16,9 @@ const FIRST_REQUEST_GRACE_MS = 1000;
  * 2. once the connections queued in the kernel's backlog are accepted, the listener closes (new
  *    connections are refused, not reset);
  * 3. every HTTP connection finishes its request and closes;
- * 4. `app.close()`: the realtime gateway closes WebSockets with 1001 and the job queue finishes the jobs
- *    running here (taking no new one), then TypeORM closes the database pool and the Redis connections close;
+ * 4. `app.close()`: the realtime gateway closes WebSockets with 1001, the job queue finishes the jobs
+ *    running here (taking no new one) and the event bus the dispatch under way (marking what it dispatched),
+ *    then TypeORM closes the database pool and the Redis connections close;
  * 5. exit 0, or 1 when steps 2-4 outlast SHUTDOWN_TIMEOUT_MS.
  */
 @Injectable()
