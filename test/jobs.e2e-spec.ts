@@ -214,7 +214,7 @@ describe.each(backends.map((make) => [make().name, make] as const))('job queue o
     });
     try {
       const ticks: Array<{ at: number; instance: string }> = [];
-      const everyMs = 400;
+      const everyMs = 500;
       const began = Date.now();
       for (const [instance, app] of [
         ['first', t],
@@ -228,10 +228,11 @@ describe.each(backends.map((make) => [make().name, make] as const))('job queue o
       await sleep(4000);
       const elapsed = Date.now() - began;
       const times = ticks.map((tick) => tick.at).sort((x, y) => x - y);
-      // One run per tick: never more runs than ticks, consecutive runs an interval apart.
+      // One run per tick: never more runs than ticks, and no two runs together (two instances running one tick
+      // would start within milliseconds; ticks are an interval apart, give or take the pick-up delay of a worker).
       expect(times.length).toBeGreaterThanOrEqual(Math.floor(elapsed / everyMs) - 2);
       expect(times.length).toBeLessThanOrEqual(Math.ceil(elapsed / everyMs) + 1);
-      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThan(everyMs * 0.75);
+      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThan(everyMs / 2);
     } finally {
       await second.app.close();
     }
