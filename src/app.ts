@@ -96,6 +96,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     app.enableCors({
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
       exposedHeaders: EXPOSED_HEADERS,
+      maxAge: config.corsMaxAgeSeconds,
     });
   }
   app.use(app.get(RateLimiter).middleware());

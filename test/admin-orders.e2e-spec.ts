@@ -215,3 +215,127 @@ describe('back office: GET /admin/orders', () => {
     );
   });
 });
+
+describe('back office: PATCH /orders/{id}/status refuses illogical moves, naming the field and the rule', () => {
+  let t: TestApp;
+  let admin: Account;
+  let buyer: Account;
+  let product: { id: number };
+
+  const setStatus = (id: number, body: object) =>
+    request(t.url).patch(`/api/v1/orders/${id}/status`).auth(admin.token, { type: 'bearer' }).send(body);
+  const stateOf = async (id: number) =>
+    (await t.dataSource.query('SELECT status, payment_status, updated_at FROM orders WHERE id = ?', [id]))[0];
+  const stock = async () =>
+    Number((await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [product.id]))[0].stock);
+  const place = async () =>
+    (
+      await request(t.url)
+        .post('/api/v1/orders')
+        .auth(buyer.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: product.id, quantity: 1 }],
+          shipping_address: '1 Main St',
+          payment_method: 'paypal',
+        })
+        .expect(201)
+    ).body.data.id as number;
+
+  beforeAll(async () => {
+    t = await startTestApp(ADMIN_ENV);
+    admin = await loginAdmin(t);
+    buyer = await createAccount(t);
+    product = await createProduct(t, admin.token, { price: 10, stock: 100 });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('never marks a cancelled order paid (nor failed): 400 naming payment_status, nothing changed', async () => {
+    const byOwner = await place();
+    await request(t.url)
+      .post(`/api/v1/orders/${byOwner}/cancel`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    const failedThenCancelled = await place();
+    await setStatus(failedThenCancelled, { payment_status: 'failed' }).expect(200);
+    await setStatus(failedThenCancelled, { status: 'cancelled' }).expect(200);
+    const stockBefore = await stock();
+    for (const [id, change, becomes] of [
+      [byOwner, { payment_status: 'paid' }, 'paid'],
+      [byOwner, { payment_status: 'failed' }, 'failed'],
+      [failedThenCancelled, { payment_status: 'paid' }, 'paid'],
+    ] as const) {
+      const before = await stateOf(id);
+      const res = await setStatus(id, change).expect(400);
+      const message = `payment_status cannot become ${becomes} on a cancelled order`;
+      expect(res.body.data).toEqual({
+        details: message,
+        errors: [{ field: 'payment_status', rule: 'cancelledOrder', message }],
+      });
+      expect(await stateOf(id)).toEqual(before);
+    }
+    expect(await stock()).toBe(stockBefore);
+  });
+
+  it('refuses cancelling and marking paid in one request; the order stays pending with its stock taken', async () => {
+    const id = await place();
+    const stockBefore = await stock();
+    const res = await setStatus(id, { status: 'cancelled', payment_status: 'paid' }).expect(400);
+    expect(res.body.data.errors).toEqual([
+      {
+        field: 'payment_status',
+        rule: 'cancelledOrder',
+        message: 'payment_status cannot become paid on a cancelled order',
+      },
+    ]);
+    expect(await stateOf(id)).toMatchObject({ status: 'pending', payment_status: 'pending' });
+    expect(await stock()).toBe(stockBefore);
+  });
+
+  it('names the field and rule of every other refused move, and still refunds a cancelled paid order', async () => {
+    const id = await place();
+    const refused = async (change: object, field: string, rule: string, message: string) => {
+      const before = await stateOf(id);
+      const res = await setStatus(id, change).expect(400);
+      expect(res.body.data.errors).toEqual([{ field, rule, message }]);
+      expect(await stateOf(id)).toEqual(before);
+    };
+    await refused(
+      { status: 'shipped' },
+      'status',
+      'transition',
+      'status cannot change from pending to shipped',
+    );
+    await refused(
+      { status: 'paid' },
+      'status',
+      'paymentRequired',
+      'status paid requires payment_status paid',
+    );
+    await refused(
+      { payment_status: 'refunded' },
+      'payment_status',
+      'transition',
+      'payment_status cannot change from pending to refunded',
+    );
+    await refused(
+      { payment_status: 'pending' },
+      'payment_status',
+      'unchanged',
+      'the order already has this status and payment_status',
+    );
+    await setStatus(id, { status: 'paid', payment_status: 'paid' }).expect(200);
+    await refused(
+      { payment_status: 'refunded' },
+      'payment_status',
+      'refundRequiresEnd',
+      'payment_status refunded requires status cancelled or completed',
+    );
+    await setStatus(id, { status: 'cancelled' }).expect(200);
+    const refunded = await setStatus(id, { payment_status: 'refunded' }).expect(200);
+    expect(refunded.body.data).toMatchObject({ status: 'cancelled', payment_status: 'refunded' });
+    expect(await stateOf(id)).toMatchObject({ status: 'cancelled', payment_status: 'refunded' });
+  });
+});

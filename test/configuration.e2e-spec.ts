@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { loadSqliteDriver } from '../src/database/sqlite-driver.js';
 import { AppProcess, buildService, mainScript, startAppProcess } from './support/app-process.js';
 
 function directoryWithDotEnv(lines: string[]): string {
@@ -49,6 +49,10 @@ describe('configuration from .env under the process environment (real process)',
       data: { user: { username: 'dotenv_admin', role: 'admin' } },
     });
 
+    const Database = (await loadSqliteDriver()) as new (
+      path: string,
+      options: { readonly: boolean },
+    ) => { prepare(sql: string): { all(): unknown[] }; close(): void };
     const database = new Database(join(dir, 'dotenv.sqlite'), { readonly: true });
     const rows = database.prepare('SELECT username, email, role FROM users').all();
     database.close();

@@ -4,7 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
+import { ADMIN_ENV, loginAdmin } from './support/accounts.js';
 import { startTestApp, TestApp } from './support/test-app.js';
+import { addProduct, changePrice, useService } from './contract/client.js';
 
 const run = promisify(execFile);
 const CONTRACT = join(__dirname, 'contract');
@@ -23,7 +25,7 @@ describe('front-end contract: the served OpenAPI document', () => {
   let document: Record<string, any>;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    t = await startTestApp(ADMIN_ENV);
     const res = await request(t.url).get('/api/docs-json').expect(200);
     document = res.body;
     mkdirSync(GENERATED, { recursive: true });
@@ -107,5 +109,55 @@ describe('front-end contract: the served OpenAPI document', () => {
       join(CONTRACT, 'tsconfig.json'),
     ]).catch((error: { stdout: string }) => error);
     expect(compiled.stdout).toBe('');
+  });
+
+  it('puts no default on a request field (openapi-typescript would make the field required)', () => {
+    const found: string[] = [];
+    const seen = new Set<string>();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON schema walked by path
+    const walk = (schema: any, where: string) => {
+      if (schema === null || typeof schema !== 'object') return;
+      if (typeof schema.$ref === 'string') {
+        const name = schema.$ref.split('/').pop() as string;
+        if (!seen.has(name)) {
+          seen.add(name);
+          walk(document.components.schemas[name], name);
+        }
+        return;
+      }
+      if ('default' in schema) found.push(where);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${where}.${key}`);
+    };
+    for (const [path, operations] of Object.entries(document.paths)) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON document walked by path
+      for (const [method, operation] of Object.entries(operations as Record<string, any>)) {
+        for (const parameter of operation.parameters ?? [])
+          walk(parameter.schema, `${method} ${path} ${parameter.name}`);
+        for (const content of Object.values(operation.requestBody?.content ?? {})) {
+          walk((content as { schema: unknown }).schema, `${method} ${path} body`);
+        }
+      }
+    }
+    expect(seen.has('CreateProductDto')).toBe(true);
+    expect(found).toEqual([]);
+  });
+
+  it('the typed client creates a product with only the required fields and updates its price alone', async () => {
+    const admin = await loginAdmin(t);
+    useService(t.url);
+    const row = async (id: number) =>
+      (
+        await t.dataSource.query(
+          'SELECT name, description, price_cents, stock, category_id FROM products WHERE id = ?',
+          [id],
+        )
+      )[0];
+    const id = await addProduct(admin.token, 'Quick add', 12.5, 2);
+    // The service's defaults for the fields left out: no description, no stock.
+    const stored = { name: 'Quick add', description: '', price_cents: 1250, stock: 0, category_id: 2 };
+    expect(await row(id)).toEqual(stored);
+
+    expect(await changePrice(admin.token, id, 9.99)).toBe(9.99);
+    expect(await row(id)).toEqual({ ...stored, price_cents: 999 });
   });
 });

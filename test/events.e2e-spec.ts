@@ -166,12 +166,71 @@ describe('domain events through the outbox', () => {
       expect(JSON.stringify(seen.at(-1))).not.toMatch(/password/i);
     });
 
+    it('category.created, category.updated and category.deleted; category.created for a placeholder', async () => {
+      let mark = seen.length;
+      const created = await api()
+        .post('/api/v1/categories')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Kitchen' })
+        .expect(201);
+      await eventually(() => seen.length > mark);
+      expect(since(mark)).toEqual([{ type: 'category.created', data: created.body.data }]);
+
+      mark = seen.length;
+      const renamed = await api()
+        .put(`/api/v1/categories/${created.body.data.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Kitchenware' })
+        .expect(200);
+      await eventually(() => seen.length > mark);
+      expect(since(mark)).toEqual([{ type: 'category.updated', data: renamed.body.data }]);
+
+      mark = seen.length;
+      await api()
+        .delete(`/api/v1/categories/${created.body.data.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(200);
+      await eventually(() => seen.length > mark);
+      expect(since(mark)).toEqual([{ type: 'category.deleted', data: renamed.body.data }]);
+
+      // A product naming an unknown category id: its placeholder's event, then the product's.
+      mark = seen.length;
+      const product = await api()
+        .post('/api/v1/products')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Pan', price: 30, stock: 0, category_id: 6060 })
+        .expect(201);
+      await eventually(() => seen.length >= mark + 2);
+      const placeholder = await api().get('/api/v1/categories/6060').auth(admin.token, { type: 'bearer' });
+      expect(since(mark)).toEqual([
+        { type: 'category.created', data: placeholder.body.data },
+        { type: 'product.created', data: product.body.data },
+      ]);
+    });
+
     it('product.created, product.updated, product.back_in_stock (0 to more only) and product.deleted', async () => {
+      const category = await api()
+        .post('/api/v1/categories')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Kettles' })
+        .expect(201);
+      await eventually(() =>
+        seen.some(
+          (event) =>
+            event.type === 'category.created' && (event.data as { id: number }).id === category.body.data.id,
+        ),
+      );
       let mark = seen.length;
       const created = await api()
         .post('/api/v1/products')
         .auth(admin.token, { type: 'bearer' })
-        .send({ name: 'Kettle', description: 'Steel', price: 30, stock: 0, category_id: 2 })
+        .send({
+          name: 'Kettle',
+          description: 'Steel',
+          price: 30,
+          stock: 0,
+          category_id: category.body.data.id,
+        })
         .expect(201);
       const id = created.body.data.id as number;
       await eventually(() => seen.length > mark);

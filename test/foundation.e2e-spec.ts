@@ -112,7 +112,7 @@ describe('foundation: client identity behind a proxy and CORS', () => {
   beforeAll(async () => {
     const env = { THROTTLE_LIMIT: '2', CORS_ORIGINS: 'https://shop.example' };
     proxied = await startTestApp({ ...env, TRUST_PROXY: 'true' });
-    direct = await startTestApp(env);
+    direct = await startTestApp({ ...env, CORS_MAX_AGE: '7200' });
   });
 
   afterAll(async () => {
@@ -147,6 +147,24 @@ describe('foundation: client identity behind a proxy and CORS', () => {
       .set('Origin', 'https://evil.example')
       .set('Access-Control-Request-Method', 'POST');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('lets browsers keep a preflight answer for CORS_MAX_AGE seconds (600 by default)', async () => {
+    const preflight = (t: TestApp) =>
+      request(t.url)
+        .options('/api/v1/orders')
+        .set('Origin', 'https://shop.example')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization,content-type')
+        .expect(204);
+    const byDefault = await preflight(proxied);
+    expect(byDefault.headers['access-control-max-age']).toBe('600');
+    expect(byDefault.headers['access-control-allow-origin']).toBe('https://shop.example');
+    expect((await preflight(direct)).headers['access-control-max-age']).toBe('7200');
+    // An ordinary (non-preflight) answer does not carry it.
+    const get = await request(proxied.url).get('/api/v1/health').set('Origin', 'https://shop.example');
+    expect(get.status).toBe(200);
+    expect(get.headers['access-control-max-age']).toBeUndefined();
   });
 });
 

@@ -144,6 +144,53 @@ describe('hardening: bad input is a 400 naming the field and the rule, and chang
     ]);
   });
 
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', '__proto__'])(
+    'refuses %s, a name of Object.prototype, as an unknown field of a body and a query, changing nothing',
+    async (name) => {
+      const unknown = {
+        field: name,
+        rule: 'whitelistValidation',
+        message: `property ${name} should not exist`,
+      };
+      // Raw bytes: "__proto__" in an object literal would set the prototype instead of sending the field.
+      const update = await sendRaw(
+        t,
+        'PUT',
+        `/api/v1/users/${user.id}`,
+        Buffer.from(`{"first_name":"a","${name}":1}`),
+        user.token,
+      );
+      expect(update.status).toBe(400);
+      expect(update.body.data.errors).toEqual([unknown]);
+      expect(update.body.data.details).toBe(unknown.message);
+      expect(await userRow(user.id)).toEqual({ first_name: 'Jane', last_name: 'Last' });
+
+      const before = await orderCount();
+      const order = await sendRaw(
+        t,
+        'POST',
+        '/api/v1/orders',
+        Buffer.from(
+          `{"items":[{"product_id":${product.id},"quantity":1,"${name}":1}],` +
+            '"shipping_address":"1 Main St","payment_method":"credit_card"}',
+        ),
+        user.token,
+      );
+      expect(order.status).toBe(400);
+      expect(order.body.data.errors).toEqual([
+        { ...unknown, field: `items.0.${name}`, message: `items.0.${unknown.message}` },
+      ]);
+      expect(await orderCount()).toBe(before);
+      expect((await productRow(product.id)).stock).toBe(10);
+
+      const list = await request(t.url)
+        .get(`/api/v1/products?page=1&${name}=1`)
+        .auth(user.token, { type: 'bearer' })
+        .expect(400);
+      expect(list.body.data.errors).toEqual([unknown]);
+    },
+  );
+
   it('refuses JSON nested deeper than 32 levels before parsing it, quickly', async () => {
     const depth = 49_000;
     const body = Buffer.from(`{"items":${'['.repeat(depth)}${']'.repeat(depth)}}`);

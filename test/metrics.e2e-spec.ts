@@ -245,3 +245,31 @@ describe('metrics on METRICS_PORT', () => {
     await request(metricsUrl).get('/api/v1/health').expect(404);
   });
 });
+
+describe('metrics in production', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // NODE_ENV=production without METRICS_PORT: the scrapes get their listener on 9464.
+    t = await startTestApp({ NODE_ENV: 'production', HOST: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('are never served on the API port (404 envelope) but on METRICS_PORT, 9464 by default', async () => {
+    for (const path of ['/metrics', '/metrics/', '/api/v1/metrics']) {
+      const res = await request(t.url).get(path).expect(404);
+      expect(res.body).toEqual({
+        code: 404,
+        message: 'Not Found',
+        data: { details: expect.stringContaining('metrics') },
+      });
+      expect(res.text).not.toContain('# HELP');
+    }
+    expect(t.app.get(MetricsServer).port).toBe(9464);
+    const m = await scrape('http://127.0.0.1:9464');
+    expect(m.value(`${DURATION}_count`, { method: 'GET', route: 'unmatched', status: '404' })).toBe(3);
+  });
+});

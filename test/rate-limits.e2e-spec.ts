@@ -123,3 +123,68 @@ describe('rate limits count every request', () => {
     }
   });
 });
+
+describe('rate limits behind a server-rendering front end (TRUST_PROXY and X-Forwarded-For)', () => {
+  let t: TestApp;
+  // The front end's server calls the API from 127.0.0.1, which TRUST_PROXY=loopback trusts.
+  const fromFrontEnd = (path: string, forwardedFor?: string) => {
+    const req = request(t.url).get(path);
+    return forwardedFor === undefined ? req : req.set('X-Forwarded-For', forwardedFor);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({ TRUST_PROXY: 'loopback', THROTTLE_LIMIT: '3', THROTTLE_AUTH_LIMIT: '100' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("counts each shopper by the address the front end forwards, not the front end's own", async () => {
+    const shopperA = '203.0.113.10';
+    const shopperB = '203.0.113.11';
+    for (const remaining of ['2', '1', '0']) {
+      const res = await fromFrontEnd('/api/v1/products', shopperA).expect(401);
+      expect(res.headers['x-ratelimit-remaining']).toBe(remaining);
+    }
+    const refused = await fromFrontEnd('/api/v1/products', shopperA).expect(429);
+    expect(refused.body).toEqual({
+      code: 429,
+      message: 'Too Many Requests',
+      data: { details: expect.stringMatching(/^Too many requests: at most 3 per 60 s, retry in \d+ s$/) },
+    });
+    // Shopper B, and the front end's own calls (no X-Forwarded-For: its address), each have a full bucket.
+    const other = await fromFrontEnd('/api/v1/products', shopperB).expect(401);
+    expect(other.headers['x-ratelimit-remaining']).toBe('2');
+    const own = await fromFrontEnd('/api/v1/products').expect(401);
+    expect(own.headers['x-ratelimit-remaining']).toBe('2');
+    // Shopper A wrote B's address into its own X-Forwarded-For; the front end appended the address it saw.
+    // The rightmost address not trusted counts: still A, still refused, and B's bucket is untouched.
+    await fromFrontEnd('/api/v1/products', `${shopperB}, ${shopperA}`).expect(429);
+    const stillB = await fromFrontEnd('/api/v1/products', shopperB).expect(401);
+    expect(stillB.headers['x-ratelimit-remaining']).toBe('1');
+  });
+
+  it("records the shopper's forwarded address with a session opened through the front end", async () => {
+    const shopper = '198.51.100.20';
+    const body = {
+      username: `ssr_${Date.now() % 100000}`,
+      email: `ssr_${Date.now() % 100000}@example.com`,
+      password: 'password-123',
+      first_name: 'First',
+      last_name: 'Last',
+      phone: '+1 555 0100',
+      address: '1 Main St',
+    };
+    await request(t.url).post('/api/v1/register').set('X-Forwarded-For', shopper).send(body).expect(201);
+    const login = await request(t.url)
+      .post('/api/v1/login')
+      .set('X-Forwarded-For', `10.9.8.7, ${shopper}`)
+      .send({ username: body.username, password: body.password })
+      .expect(200);
+    const rows = await t.dataSource.query('SELECT ip FROM sessions WHERE user_id = ?', [
+      login.body.data.user.id,
+    ]);
+    expect(rows).toEqual([{ ip: shopper }]);
+  });
+});

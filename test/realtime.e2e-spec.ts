@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jes
 import { ConsoleLogger } from '@nestjs/common';
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -11,7 +12,7 @@ import { buildService, startAppProcess, type AppProcess } from './support/app-pr
 import { createTestDatabase, startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
 import { scrape } from './support/metrics.js';
-import { refusedHandshake, TestSocket } from './support/ws-client.js';
+import { refusedHandshake, TestSocket, UnresponsiveClient } from './support/ws-client.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -401,6 +402,168 @@ describe('realtime: frame flood', () => {
     expect((await other.next()).type).toBe('pong');
     await other.close();
   });
+});
+
+describe('realtime: WS_CHAT', () => {
+  const apps: TestApp[] = [];
+  const sockets: TestSocket[] = [];
+
+  async function chatApp(chat: string) {
+    const t = await startTestApp({ ...ADMIN_ENV, WS_CHAT: chat });
+    apps.push(t);
+    const connect = async (account: Account) => {
+      const socket = await TestSocket.authenticated(t, account.token);
+      sockets.push(socket);
+      return socket;
+    };
+    const [alice, bob, admin] = await Promise.all([createAccount(t), createAccount(t), loginAdmin(t)]);
+    return { t, alice, bob, admin, connect };
+  }
+
+  /** Nothing arrived before this: the next frame is the answer to a ping sent now. */
+  async function expectNothingPending(socket: TestSocket): Promise<void> {
+    socket.send({ type: 'ping' });
+    expect((await socket.next()).type).toBe('pong');
+  }
+
+  const messageFrom = (account: Account, content: string) => ({
+    type: 'message',
+    data: {
+      content,
+      timestamp: expect.stringMatching(ISO_UTC),
+      user: { id: account.id, username: account.username },
+    },
+  });
+
+  afterEach(async () => {
+    await Promise.all(sockets.splice(0).map((socket) => socket.close()));
+  });
+
+  afterAll(async () => {
+    for (const t of apps) await t.close();
+  });
+
+  it("admins: a customer's message reaches the admins and the sender's own connections only; an admin's reaches everyone", async () => {
+    const { t, alice, bob, admin, connect } = await chatApp('admins');
+    expect(t.config.ws.chat).toBe('admins');
+    const [aliceTab1, aliceTab2, bobSocket, adminSocket] = await Promise.all([
+      connect(alice),
+      connect(alice),
+      connect(bob),
+      connect(admin),
+    ]);
+    aliceTab1.send({ type: 'message', data: { content: 'Where is my order?' } });
+    for (const socket of [adminSocket, aliceTab1, aliceTab2]) {
+      expect(await socket.next()).toEqual(messageFrom(alice, 'Where is my order?'));
+    }
+    await expectNothingPending(bobSocket);
+
+    adminSocket.send({ type: 'message', data: { content: 'Shipped today' } });
+    for (const socket of [adminSocket, aliceTab1, aliceTab2, bobSocket]) {
+      expect(await socket.next()).toEqual(messageFrom(admin, 'Shipped today'));
+    }
+  });
+
+  // Two instances on one database and one Redis: the admins audience travels the fan-out channel too.
+  (process.env.TEST_REDIS_URL ? it : it.skip)(
+    "admins, two instances: a customer's message on A reaches the admin on B, not the other customer on B",
+    async () => {
+      const redis = { REDIS_URL: process.env.TEST_REDIS_URL!, REDIS_KEY_PREFIX: `test:${Date.now()}:` };
+      const a = await startTestApp({ ...ADMIN_ENV, ...redis, WS_CHAT: 'admins' });
+      apps.push(a);
+      const b = await startTestApp({
+        ...ADMIN_ENV,
+        ...redis,
+        WS_CHAT: 'admins',
+        DATABASE_URL: a.databaseUrl,
+      });
+      apps.unshift(b); // closed before A, which drops the database
+      const [alice, bob, admin] = await Promise.all([createAccount(a), createAccount(a), loginAdmin(a)]);
+      const connect = async (t: TestApp, account: Account) => {
+        const socket = await TestSocket.authenticated(t, account.token);
+        sockets.push(socket);
+        return socket;
+      };
+      const aliceOnA = await connect(a, alice);
+      const bobOnB = await connect(b, bob);
+      const adminOnB = await connect(b, admin);
+      aliceOnA.send({ type: 'message', data: { content: 'Hello from A' } });
+      expect(await aliceOnA.next()).toEqual(messageFrom(alice, 'Hello from A'));
+      expect(await adminOnB.next()).toEqual(messageFrom(alice, 'Hello from A'));
+      adminOnB.send({ type: 'message', data: { content: 'Hello all' } });
+      // Bob's first frame is the admin's answer: the customer's message never reached him.
+      expect(await bobOnB.next()).toEqual(messageFrom(admin, 'Hello all'));
+      expect(await aliceOnA.next()).toEqual(messageFrom(admin, 'Hello all'));
+    },
+  );
+
+  it('off: a message frame gets an error frame 403, reaches no one, and the connection stays open', async () => {
+    const { alice, admin, connect } = await chatApp('off');
+    const aliceSocket = await connect(alice);
+    const adminSocket = await connect(admin);
+    for (const socket of [aliceSocket, adminSocket]) {
+      socket.send({ type: 'message', data: { content: 'Hello?' } });
+      expect(await socket.next()).toEqual({
+        type: 'error',
+        data: { code: 403, details: 'Chat is switched off' },
+      });
+    }
+    await expectNothingPending(aliceSocket);
+    await expectNothingPending(adminSocket);
+    expect(aliceSocket.isOpen && adminSocket.isOpen).toBe(true);
+  });
+});
+
+describe('realtime: a connection closed for abuse', () => {
+  let t: TestApp;
+  const registry = () => t.app.get(ConnectionRegistry);
+
+  /** The server's TCP socket of the user's only connection, once the connection is authenticated. */
+  async function serverSocketOf(userId: number): Promise<Socket> {
+    for (let i = 0; i < 200; i += 1) {
+      const entry = [...registry().entries()].find(([, session]) => session.user.id === userId);
+      if (entry !== undefined) return (entry[0] as unknown as { _socket: Socket })._socket;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`user ${userId} never connected`);
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({ WS_MESSAGES_PER_SECOND: '3', WS_MAX_CONNECTIONS_PER_USER: '1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it.each([
+    ['flooding (1008)', 1008, (client: UnresponsiveClient) => client.sendText({ type: 'ping' }, 200)],
+    ['a frame over 64 KiB (1009)', 1009, (client: UnresponsiveClient) => client.announceFrame(70 * 1024)],
+  ])(
+    'closed for %s by a client that never answers, loses its TCP connection and its per-user slot within a second',
+    async (_label, code, abuse) => {
+      const account = await createAccount(t);
+      const client = await UnresponsiveClient.open(t, account.token);
+      const tcp = await serverSocketOf(account.id);
+      const tcpClosed = once(tcp, 'close').then(() => Date.now());
+      abuse(client);
+      expect(await client.closeCode).toBe(code);
+      const closeFrameAt = Date.now();
+      const cutAt = await Promise.race([
+        tcpClosed,
+        new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000)),
+      ]);
+      expect(cutAt).not.toBeNull();
+      expect(cutAt! - closeFrameAt).toBeLessThan(1000);
+      expect(tcp.destroyed).toBe(true);
+      expect(registry().connectionsOf(account.id)).toBe(0);
+      // WS_MAX_CONNECTIONS_PER_USER=1: the slot is free again, so the user connects at once.
+      const again = await TestSocket.authenticated(t, account.token);
+      expect(registry().connectionsOf(account.id)).toBe(1);
+      await again.close();
+      client.destroy();
+    },
+  );
 });
 
 describe('realtime: connection limits', () => {

@@ -373,7 +373,7 @@ describe('scale-out: two instances sharing one database, one Redis and one bucke
       .auth(admin.token, { type: 'bearer' })
       .send({ status: 'paid', payment_status: 'paid' })
       .expect(200);
-    const db = new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
+    const db = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
     await db.initialize();
     try {
       const stockOf = async () =>

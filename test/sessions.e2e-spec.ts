@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import request from 'supertest';
 import { SessionPurge } from '../src/sessions/session-purge.js';
@@ -157,6 +157,59 @@ describe('sessions', () => {
       );
       await getMe(second.token).expect(401);
       await getMe(first.token).expect(401);
+    });
+
+    it('answers a made-up secret with a real session id (from any access token) with a plain 401, changing nothing', async () => {
+      const account = await createAccount(t);
+      const session = await loginSession(t, account.username);
+      const sid = sessionIdOf(session.token);
+      const forged = () => `${sid}.${randomBytes(32).toString('base64url')}`;
+      const before = await sessionRow(sid);
+      for (let i = 0; i < 3; i += 1) {
+        expect((await refresh(forged()).expect(401)).body).toEqual({
+          code: 401,
+          message: 'Unauthorized',
+          data: { details: 'Invalid refresh token' },
+        });
+      }
+      expect(await sessionRow(sid)).toEqual(before);
+      await getMe(session.token).expect(200);
+      // The owner's tokens go on working, and a forgery after a rotation changes nothing either.
+      const next = (await refresh(session.refresh_token).expect(200)).body.data;
+      const rotated = await sessionRow(sid);
+      await refresh(forged()).expect(401);
+      expect(await sessionRow(sid)).toEqual(rotated);
+      await getMe(next.token).expect(200);
+      // A revoked session does not tell a forger so either.
+      await api().post('/api/v1/logout').auth(next.token, { type: 'bearer' }).expect(200);
+      expect((await refresh(forged()).expect(401)).body.data.details).toBe('Invalid refresh token');
+      expect((await refresh(next.refresh_token).expect(401)).body.data.details).toBe(
+        'Session has been revoked',
+      );
+    });
+
+    it('keeps the hash of every rotated secret, so a replay of any earlier one still revokes the session', async () => {
+      const account = await createAccount(t);
+      const first = await loginSession(t, account.username);
+      const sid = sessionIdOf(first.token);
+      const tokens = [first.refresh_token];
+      for (let i = 0; i < 3; i += 1)
+        tokens.push((await refresh(tokens[i]).expect(200)).body.data.refresh_token);
+      const sha256 = (token: string) => createHash('sha256').update(token.split('.')[1]).digest('hex');
+      const rows = await t.dataSource.query(
+        'SELECT token_hash FROM session_rotated_tokens WHERE session_id = ? ORDER BY rotated_at, token_hash',
+        [sid],
+      );
+      // The three rotated secrets, as hashes only; the current one is not among them.
+      expect(rows.map((row: { token_hash: string }) => row.token_hash).sort()).toEqual(
+        tokens.slice(0, 3).map(sha256).sort(),
+      );
+      expect(JSON.stringify(rows)).not.toContain(tokens[0].split('.')[1]);
+      expect((await refresh(tokens[1]).expect(401)).body.data.details).toBe(
+        'Refresh token was already used: the session has been revoked',
+      );
+      expect((await sessionRow(sid)).revoked_at).not.toBeNull();
+      await refresh(tokens[3]).expect(401);
     });
 
     it('lets exactly one of two concurrent refreshes with the same token succeed', async () => {
@@ -439,6 +492,50 @@ describe('sessions', () => {
       await attempt(viaB, account.username.toUpperCase(), 'password-123').expect(429);
     });
 
+    it('locks the account under every form login folds to its name: full-width, case, compatibility characters', async () => {
+      const suffix = String(Date.now() % 1_000_000);
+      const account = await createAccount(t, { username: `fik2_${suffix}` });
+      const fullWidth = (name: string) =>
+        name.replace(/[!-~]/g, (c) => String.fromCodePoint(c.codePointAt(0)! + 0xfee0));
+      // NFKC: the ligature ﬁ is "fi", the Kelvin sign "K", superscript two "2", mathematical bold letters ASCII.
+      const forms = [
+        fullWidth(account.username),
+        account.username.toUpperCase(),
+        fullWidth(account.username.toUpperCase()),
+        `\uFB01\u212A\u00B2_${suffix}`,
+        `\u{1D41F}\u{1D422}\u{1D424}2_${fullWidth(suffix)}`,
+      ];
+      const sessionsOf = async () =>
+        Number(
+          (await t.dataSource.query('SELECT COUNT(*) AS n FROM sessions WHERE user_id = ?', [account.id]))[0]
+            .n,
+        );
+      // Each form's failure counts against the one account: five of them lock it.
+      for (const [i, form] of forms.entries()) {
+        await attempt(i % 2 === 0 ? viaA : viaB, form, 'wrong-password').expect(401);
+      }
+      await attempt(viaA, account.username, 'password-123').expect(429);
+      // And no form gets past the lock, not even with the right password.
+      for (const form of forms) {
+        const res = await attempt(viaB, form, 'password-123');
+        expect({ form, status: res.status }).toEqual({ form, status: 429 });
+        expect(res.body.data.details).toMatch(/^Too many failed logins for this account: retry in \d+ s$/);
+        expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // Login takes usernames only: the email, or a name MySQL's collation would match (accent, trailing
+      // space) but registration never gives, is an unknown user, not a way around the lock.
+      for (const name of [
+        `${account.username}@example.com`,
+        `fi\u0301k2_${suffix}`,
+        `${account.username} `,
+      ]) {
+        const res = await attempt(viaA, name, 'password-123');
+        expect({ name, status: res.status }).toEqual({ name, status: 401 });
+        expect(res.body.data.details).toBe('Invalid username or password');
+      }
+      expect(await sessionsOf()).toBe(1); // the login of createAccount only
+    });
+
     it('counts unknown usernames the same way and answers them alike', async () => {
       const known = await createAccount(t);
       const unknown = `nobody_${Date.now()}`;
@@ -586,6 +683,45 @@ describe('sessions', () => {
         new Date().toISOString().replace('T', ' ').replace('Z', ''),
       ]);
       expect(Number(stale[0].n)).toBe(0);
+    });
+
+    it('deletes the rotated secrets with their session, and those of a live session once older than REFRESH_TOKEN_TTL', async () => {
+      const account = await createAccount(t);
+      const rotatedOf = async (sid: string) =>
+        Number(
+          (
+            await t.dataSource.query(
+              'SELECT COUNT(*) AS n FROM session_rotated_tokens WHERE session_id = ?',
+              [sid],
+            )
+          )[0].n,
+        );
+      const expiring = await loginSession(t, account.username);
+      await refresh(expiring.refresh_token).expect(200);
+      const live = await loginSession(t, account.username);
+      const second = (await refresh(live.refresh_token).expect(200)).body.data;
+      await refresh(second.refresh_token).expect(200);
+      const [expiringSid, liveSid] = [sessionIdOf(expiring.token), sessionIdOf(live.token)];
+      expect([await rotatedOf(expiringSid), await rotatedOf(liveSid)]).toEqual([1, 2]);
+      await t.dataSource.query('UPDATE sessions SET expires_at = ? WHERE id = ?', [
+        '2020-01-01 00:00:00.000',
+        expiringSid,
+      ]);
+      // The first rotation of the live session is 31 days old: its token would have expired by now.
+      const oldHash = createHash('sha256').update(live.refresh_token.split('.')[1]).digest('hex');
+      await t.dataSource.query('UPDATE session_rotated_tokens SET rotated_at = ? WHERE token_hash = ?', [
+        new Date(Date.now() - 31 * 86400_000).toISOString().replace('T', ' ').replace('Z', ''),
+        oldHash,
+      ]);
+      await t.app.get(SessionPurge).purge();
+      expect(await sessionRow(expiringSid)).toBeUndefined();
+      expect([await rotatedOf(expiringSid), await rotatedOf(liveSid)]).toEqual([0, 1]);
+      // The purged one is now only an unknown secret; the recent one still counts as a replay.
+      expect((await refresh(live.refresh_token).expect(401)).body.data.details).toBe('Invalid refresh token');
+      expect((await sessionRow(liveSid)).revoked_at).toBeNull();
+      expect((await refresh(second.refresh_token).expect(401)).body.data.details).toBe(
+        'Refresh token was already used: the session has been revoked',
+      );
     });
   });
 

@@ -428,6 +428,66 @@ describe('upload', () => {
     });
   });
 
+  describe('GET /uploads/{filename}: only the documented form, exactly', () => {
+    const notFound = {
+      code: 404,
+      message: 'Not Found',
+      data: { details: 'No uploaded file at this path' },
+    };
+    /** `path` with its first character written as a percent escape (`2` as `%32`). */
+    const escapeFirst = (path: string) => `%${path.charCodeAt(0).toString(16).toUpperCase()}${path.slice(1)}`;
+
+    it('answers 404 for a trailing slash or percent-encoded characters, and serves the exact path', async () => {
+      const content = sampleFile('image/png');
+      const { filename } = (await postForm([filePart(content)]).expect(200)).body.data;
+      const [year, month, name] = filename.split('/');
+      for (const path of [
+        `${filename}/`,
+        `${escapeFirst(year)}/${month}/${name}`,
+        `${year}/${escapeFirst(month)}/${name}`,
+        `${year}/${month}/${escapeFirst(name)}`,
+      ]) {
+        const res = await api().get(`/api/v1/uploads/${path}`).expect(404);
+        expect(res.body).toEqual(notFound);
+        expect(res.headers['cache-control']).toBeUndefined();
+      }
+      const served = await fetchStored(filename).expect(200);
+      expect(served.body.equals(content)).toBe(true);
+    });
+
+    it('refuses DELETE of a path with a trailing slash or an escape (404): the upload and its row stay', async () => {
+      const { filename } = (await postForm([filePart(sampleFile('image/png'))]).expect(200)).body.data;
+      for (const path of [`${filename}/`, escapeFirst(filename)]) {
+        const res = await api().delete(`/api/v1/uploads/${path}`).set('Authorization', bearer()).expect(404);
+        expect(res.body).toEqual(notFound);
+      }
+      expect(await t.dataSource.getRepository(Upload).countBy({ path: filename })).toBe(1);
+      expect(stored()).toContain(filename);
+    });
+
+    it('serves a PDF as an attachment (never rendered on the API origin) and images inline', async () => {
+      const pdf = sampleFile('application/pdf', 3000);
+      const pdfName = (await postForm([filePart(pdf, 'invoice.pdf', 'application/pdf')]).expect(200)).body
+        .data.filename;
+      const res = await fetchStored(pdfName).expect(200);
+      expect(res.headers['content-type']).toBe('application/pdf');
+      expect(res.headers['content-disposition']).toBe('attachment');
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.body.equals(pdf)).toBe(true);
+      const head = await api().head(`/api/v1/uploads/${pdfName}`).expect(200);
+      expect(head.headers['content-disposition']).toBe('attachment');
+
+      for (const type of ['image/png', 'image/jpeg', 'image/gif', 'image/webp']) {
+        const { filename } = (await postForm([filePart(sampleFile(type), 'x', type)]).expect(200)).body.data;
+        const image = await fetchStored(filename).expect(200);
+        expect(image.headers['content-type']).toBe(type);
+        expect(image.headers['content-disposition']).toBeUndefined();
+      }
+      const [row] = await t.dataSource.getRepository(Upload).findBy({ path: pdfName });
+      expect(row.contentType).toBe('application/pdf');
+    });
+  });
+
   describe('UploadService.holdForProduct (for product images)', () => {
     it('is true only for a path returned by POST /upload that exists', async () => {
       const res = await postForm([filePart(sampleFile('image/webp'), 'a.webp', 'image/webp')]).expect(200);

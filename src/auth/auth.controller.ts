@@ -67,9 +67,9 @@ export class AuthController {
     summary: 'Exchange a refresh token for a new access token and a new refresh token',
     description:
       'No bearer token. Each refresh token works once (rotation) and renews the session for REFRESH_TOKEN_TTL. ' +
-      'An already used refresh token revokes its whole session (theft detection); of two concurrent ' +
-      'refreshes with the same token, one succeeds and the other counts as such a reuse. Expired, revoked or ' +
-      'unknown tokens: 401.',
+      'A refresh token the session issued and already exchanged revokes its whole session (theft detection); ' +
+      'of two concurrent refreshes with the same token, one succeeds and the other counts as such a reuse. ' +
+      'A secret the session never issued is 401 and changes nothing. Expired, revoked or unknown tokens: 401.',
   })
   @ApiEnvelope(TokensDto)
   @ApiErrors(400, 401, 429)

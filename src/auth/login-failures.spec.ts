@@ -45,6 +45,16 @@ describe('LoginFailures', () => {
     expect(await failures.lockedFor('alice')).toBe(0);
   });
 
+  it('counts every form NFKC folds to one username as that username', async () => {
+    const failures = new LoginFailures(config, { keyPrefix: 'test:', client: null } as RedisConnection);
+    await failures.recordFailure('ｆｉｋ２'); // full-width
+    await failures.recordFailure('\uFB01\u212A\u00B2'); // ligature fi, Kelvin sign, superscript two
+    await failures.recordFailure('\u{1D41F}\u{1D422}\u{1D424}2'); // mathematical bold
+    for (const name of ['fik2', 'FIK2', 'ＦＩＫ２'])
+      expect(await failures.lockedFor(name)).toBeGreaterThan(0);
+    expect(await failures.lockedFor('fík2')).toBe(0);
+  });
+
   it('starts again after a reset (a successful login)', async () => {
     const failures = new LoginFailures(config, { keyPrefix: 'test:', client: null } as RedisConnection);
     for (let i = 0; i < 3; i += 1) await failures.recordFailure('carol');

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
+import { normalizeIdentifier } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { RedisConnection } from '../redis/redis-connection.js';
@@ -23,7 +24,7 @@ interface Window {
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Failed password checks per account (the username, ignoring case, whether or not it exists): after
+ * Failed password checks per account (the username as login resolves it, whether or not it exists): after
  * LOGIN_MAX_FAILURES within LOGIN_FAILURE_WINDOW the account is locked until that window ends, whichever
  * address the attempts come from. With REDIS_URL the counts are shared by every instance; while Redis is
  * unreachable each instance counts in its own memory.
@@ -130,5 +131,8 @@ export class LoginFailures {
   }
 }
 
-/** Usernames are unique ignoring case, so `Alice` and `alice` share one count. */
-const keyOf = (username: string) => username.toLowerCase();
+/**
+ * The name as login resolves it: NFKC-normalised like the login body, and ignoring case as usernames are unique,
+ * so `alice`, `Alice`, `ａｌｉｃｅ` and `𝐚𝐥𝐢𝐜𝐞` share one count.
+ */
+const keyOf = (username: string) => normalizeIdentifier(username).toLowerCase();

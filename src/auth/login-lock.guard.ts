@@ -5,8 +5,9 @@ import { LoginFailures } from './login-failures.js';
 
 /**
  * Refuses with 429 and `Retry-After` a password check for an account locked by too many failures: the
- * username of POST /login, or the caller's own for a password change. The answer is the same for unknown
- * usernames, which are counted alike.
+ * username of POST /login (the raw body: guards run before the pipe, so LoginFailures folds it the way login
+ * resolves it), or the caller's own for a password change. The answer is the same for unknown usernames,
+ * which are counted alike.
  */
 @Injectable()
 export class LoginLockGuard implements CanActivate {

@@ -5,7 +5,7 @@ import { CodePointLength, fieldError, Optional } from './validation.js';
 
 /** `page` and `page_size`, shared by every list endpoint. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, example: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, example: 1, description: 'Default: 1' })
   @Optional()
   @ToInteger()
   @IsInt()
@@ -16,9 +16,8 @@ export class PageQueryDto {
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 1,
-    default: 10,
     example: 10,
-    description: 'At most PAGE_SIZE_MAX (100)',
+    description: 'Default: 10; at most PAGE_SIZE_MAX (100)',
   })
   @Optional()
   @ToInteger()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { plainToInstance } from 'class-transformer';
-import { IsInt, IsString, Min, ValidateNested, validate } from 'class-validator';
+import { IsInt, IsObject, IsString, Min, ValidateNested, validate } from 'class-validator';
 import { Type } from 'class-transformer';
 import {
   CodePointLength,
@@ -8,7 +8,9 @@ import {
   NoInvisibleCharacters,
   NormalizedIdentifier,
   Optional,
+  RequestValidationPipe,
   toFieldErrors,
+  ValidationFailedException,
 } from './validation.js';
 
 class Line {
@@ -18,7 +20,7 @@ class Line {
 class Form {
   @NormalizedIdentifier() @IsString() @NoInvisibleCharacters() name: string;
   @Optional() @IsString() @CodePointLength(0, 3) note?: string;
-  @ValidateNested({ each: true }) @Type(() => Line) lines: Line[];
+  @IsObject({ each: true }) @ValidateNested({ each: true }) @Type(() => Line) lines: Line[];
 }
 
 async function errorsOf(plain: object) {
@@ -58,5 +60,52 @@ describe('field errors and shared rules', () => {
         rule: 'noInvisibleCharacters',
       });
     }
+  });
+});
+
+describe('RequestValidationPipe: unknown fields', () => {
+  const pipe = new RequestValidationPipe(100);
+
+  async function refusal(json: string, type: 'body' | 'query' = 'body') {
+    try {
+      await pipe.transform(JSON.parse(json), { type, metatype: Form });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationFailedException);
+      return (error as ValidationFailedException).errors;
+    }
+    throw new Error(`${json} was accepted`);
+  }
+
+  it.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', '__proto__'])(
+    'refuses a field named like a property of Object.prototype: %s',
+    async (name) => {
+      for (const type of ['body', 'query'] as const) {
+        expect(await refusal(`{"name":"a","lines":[],"${name}":1}`, type)).toEqual([
+          { field: name, rule: 'whitelistValidation', message: `property ${name} should not exist` },
+        ]);
+      }
+    },
+  );
+
+  it('names such a field by its path when nested, beside the other problems', async () => {
+    expect(
+      await refusal(
+        '{"name":"a","note":"abcd","lines":[{"quantity":1,"constructor":{}}],"__proto__":{"x":1}}',
+      ),
+    ).toEqual([
+      { field: 'note', rule: 'maxLength', message: 'note must be shorter than or equal to 3 characters' },
+      {
+        field: 'lines.0.constructor',
+        rule: 'whitelistValidation',
+        message: 'lines.0.property constructor should not exist',
+      },
+      { field: '__proto__', rule: 'whitelistValidation', message: 'property __proto__ should not exist' },
+    ]);
+  });
+
+  it('still accepts a body of declared fields only', async () => {
+    await expect(
+      pipe.transform({ name: 'a', lines: [{ quantity: 1 }] }, { type: 'body', metatype: Form }),
+    ).resolves.toEqual({ name: 'a', lines: [{ quantity: 1 }] });
   });
 });

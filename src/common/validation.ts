@@ -1,4 +1,4 @@
-import { applyDecorators, BadRequestException, ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, applyDecorators, BadRequestException, ValidationPipe } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { buildMessage, ValidateBy, ValidateIf, ValidationError, ValidatorOptions } from 'class-validator';
 
@@ -60,6 +60,28 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 
   /**
+   * Adds the fields named like a property of Object.prototype (`constructor`, `toString`, `__proto__`, …) to the
+   * unknown fields: the whitelist looks fields up in a plain object, so it took them for declared ones, and the
+   * parent pipe drops `__proto__` and `constructor` without a word.
+   */
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const inherited =
+      metadata.metatype !== undefined && this.toValidate(metadata) ? inheritedNames(value) : [];
+    try {
+      const result: unknown = await super.transform(value, metadata);
+      if (inherited.length > 0) throw new ValidationFailedException(inherited);
+      return result;
+    } catch (error) {
+      if (!(error instanceof ValidationFailedException) || inherited.length === 0) throw error;
+      const known = new Set(error.errors.map((entry) => entry.field));
+      throw new ValidationFailedException([
+        ...error.errors,
+        ...inherited.filter((entry) => !known.has(entry.field)),
+      ]);
+    }
+  }
+
+  /**
    * A single path or query value (`@Param('id') id: number`) reaches the route's own pipe as the string it was:
    * ValidationPipe would turn it into `+value` first, so that `0x10` became 16 and `abc` NaN.
    */
@@ -83,6 +105,26 @@ export class RequestValidationPipe extends ValidationPipe {
     }
     return errors;
   }
+}
+
+/** The fields of a request body or query, at any depth, whose name is a property of Object.prototype. */
+function inheritedNames(value: unknown, path = ''): FieldError[] {
+  if (typeof value !== 'object' || value === null) return [];
+  const found: FieldError[] = [];
+  for (const key of Object.keys(value)) {
+    const field = path === '' ? key : `${path}.${key}`;
+    if (Object.prototype.hasOwnProperty.call(Object.prototype, key)) {
+      const message = `property ${key} should not exist`;
+      found.push({
+        field,
+        rule: 'whitelistValidation',
+        message: path === '' ? message : `${path}.${message}`,
+      });
+    } else {
+      found.push(...inheritedNames((value as Record<string, unknown>)[key], field));
+    }
+  }
+  return found;
 }
 
 /**
@@ -139,7 +181,10 @@ const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00A0\u1680\u2000-\u200
  * control characters. The identifier rules then admit ASCII only, which both databases compare ignoring case.
  */
 export const NormalizedIdentifier = () =>
-  Transform(({ value }) => (typeof value === 'string' ? value.normalize('NFKC') : value));
+  Transform(({ value }) => (typeof value === 'string' ? normalizeIdentifier(value) : value));
+
+/** NFKC: the one normalisation of account identifiers, wherever a name is compared (the login lock too). */
+export const normalizeIdentifier = (value: string) => value.normalize('NFKC');
 
 export const NoInvisibleCharacters = () =>
   ValidateBy({

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
     expect(config.redisUrl).toBeNull();
     expect(config.redisKeyPrefix).toBe('commerce:');
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 10,
       rateWarnings: 3,
       heartbeatMs: 30000,
@@ -88,6 +89,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ PAYMENT_METHODS: 'card, invoice' }).paymentMethods).toEqual(['card', 'invoice']);
     expect(problemsOf({ PAYMENT_METHODS: 'Credit Card' })).toContain(
       'PAYMENT_METHODS must be a comma-separated list',
+    );
+  });
+
+  it('runs half the pool of searches at once by default, and never the whole pool', () => {
+    expect(loadConfig({}).search).toEqual({ concurrency: 5, queue: 20 });
+    expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);
+    expect(
+      loadConfig({ DATABASE_POOL_SIZE: '20', SEARCH_CONCURRENCY: '19', SEARCH_QUEUE: '0' }).search,
+    ).toEqual({
+      concurrency: 19,
+      queue: 0,
+    });
+    expect(problemsOf({ SEARCH_CONCURRENCY: '10' })).toBe(
+      'Invalid configuration: SEARCH_CONCURRENCY must be less than DATABASE_POOL_SIZE (10)',
     );
   });
 
@@ -231,6 +246,7 @@ describe('loadConfig', () => {
       REDIS_KEY_PREFIX: 'shop-eu:',
     });
     expect(config.ws).toEqual({
+      chat: 'everyone',
       messagesPerSecond: 3,
       rateWarnings: 2,
       heartbeatMs: 5000,
@@ -255,6 +271,33 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ REDIS_KEY_PREFIX: 'has space' })).toContain(
       'REDIS_KEY_PREFIX must be 1 to 64 letters, digits or :_.- (got "has space")',
+    );
+  });
+
+  it('reads CORS_MAX_AGE in seconds: 600 by default, 0 to 86400', () => {
+    expect(loadConfig({}).corsMaxAgeSeconds).toBe(600);
+    expect(loadConfig({ CORS_MAX_AGE: '0' }).corsMaxAgeSeconds).toBe(0);
+    expect(loadConfig({ CORS_MAX_AGE: '7200' }).corsMaxAgeSeconds).toBe(7200);
+    expect(problemsOf({ CORS_MAX_AGE: '86401' })).toContain(
+      'CORS_MAX_AGE must be an integer from 0 to 86400 (got "86401")',
+    );
+  });
+
+  it('reads WS_CHAT: everyone by default, admins or off', () => {
+    expect(loadConfig({}).ws.chat).toBe('everyone');
+    expect(loadConfig({ WS_CHAT: 'admins' }).ws.chat).toBe('admins');
+    expect(loadConfig({ WS_CHAT: 'off' }).ws.chat).toBe('off');
+    expect(problemsOf({ WS_CHAT: 'nobody' })).toContain(
+      'WS_CHAT must be one of everyone, admins, off (got "nobody")',
+    );
+  });
+
+  it('puts /metrics on a port of its own in production: METRICS_PORT 9464 unless set', () => {
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(production).metricsPort).toBe(9464);
+    expect(loadConfig({ ...production, METRICS_PORT: '9100' }).metricsPort).toBe(9100);
+    expect(problemsOf({ ...production, PORT: '9464' })).toContain(
+      'METRICS_PORT must differ from PORT (both 9464)',
     );
   });
 
@@ -311,6 +354,37 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ MAIL_SEND_ATTEMPTS: '0' })).toContain(
       'MAIL_SEND_ATTEMPTS must be an integer from 1 to 100 (got "0")',
+    );
+  });
+
+  it('reads the webhook settings: timeout, retry schedule as durations, private networks off by default', () => {
+    expect(loadConfig({}).webhooks).toEqual({
+      timeoutMs: 10_000,
+      retryScheduleSeconds: [10, 60, 300, 1800, 7200, 21600, 43200, 86400],
+      allowPrivateNetworks: false,
+      deliveryRetentionSeconds: 30 * 86400,
+    });
+    expect(
+      loadConfig({
+        WEBHOOK_TIMEOUT_MS: '2500',
+        WEBHOOK_RETRY_SCHEDULE: '1s, 2, 1m,1d',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_DELIVERY_RETENTION: '0',
+      }).webhooks,
+    ).toEqual({
+      timeoutMs: 2500,
+      retryScheduleSeconds: [1, 2, 60, 86400],
+      allowPrivateNetworks: true,
+      deliveryRetentionSeconds: 0,
+    });
+    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '10s,0s' })).toContain(
+      'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of positive durations such as 10s,1m,5m,2h,1d (got "10s,0s")',
+    );
+    expect(problemsOf({ WEBHOOK_RETRY_SCHEDULE: '1x' })).toContain(
+      'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list',
+    );
+    expect(problemsOf({ WEBHOOK_TIMEOUT_MS: '50' })).toContain(
+      'WEBHOOK_TIMEOUT_MS must be an integer from 100 to 600000 (got "50")',
     );
   });
 

@@ -23,6 +23,7 @@ import {
   ListVariable,
   OneOfVariable,
   listMessage,
+  parseDuration,
   VariableRule,
 } from './variable-rules.js';
 
@@ -58,10 +59,14 @@ export interface AppConfig {
   throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number; mailLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
-  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /payment-methods). */
+  /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
   catalogPublic: boolean;
+  /** An unknown category_id on a product write is a 400 instead of creating a placeholder category. */
+  categoriesStrict: boolean;
   /** How long a product list's total is kept while the catalogue does not change; 0 counts on every page. */
   productTotalsTtlSeconds: number;
+  /** Product searches run at once per instance, and how many more may wait for a turn (then 429). */
+  search: { concurrency: number; queue: number };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
     pendingTtlSeconds: number;
@@ -104,6 +109,8 @@ export interface AppConfig {
     addTimeoutMs: number;
   };
   ws: {
+    /** Who receives chat messages: `everyone`; `admins` (a customer's reach admins and the sender only); `off`. */
+    chat: 'everyone' | 'admins' | 'off';
     messagesPerSecond: number;
     /** 429 error frames a connection gets for frames over the rate before it is closed with 1008. */
     rateWarnings: number;
@@ -118,12 +125,24 @@ export interface AppConfig {
     maxBufferedBytes: number;
   };
   corsOrigins: string[] | '*' | null;
+  /** Seconds a browser may keep a preflight's answer (`Access-Control-Max-Age`). */
+  corsMaxAgeSeconds: number;
   trustProxy: boolean | number | string;
   logLevel: LogLevelName;
-  /** A separate port for `GET /metrics`; null serves it on `port`. */
+  /** A separate port for `GET /metrics`; null serves it on `port` (never in production). */
   metricsPort: number | null;
   /** OTLP/HTTP collector base URL; tracing is on only when it is set. */
   otlpEndpoint: string | null;
+  webhooks: {
+    /** An attempt with no complete answer within this time failed. */
+    timeoutMs: number;
+    /** Waits before the 2nd, 3rd, … attempt; when they are used up, the delivery has failed. */
+    retryScheduleSeconds: number[];
+    /** Lets endpoints resolve to loopback, private, link-local and other non-public addresses. */
+    allowPrivateNetworks: boolean;
+    /** Succeeded and failed deliveries are removed this long after they were created; 0 keeps them. */
+    deliveryRetentionSeconds: number;
+  };
   mail: {
     /** smtp:// or smtps:// URL of the relay; null writes each message to the log instead. */
     smtpUrl: string | null;
@@ -142,6 +161,8 @@ export interface AppConfig {
 export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SQLITE_PATH = './data/commerce.sqlite';
+/** METRICS_PORT when NODE_ENV=production leaves it unset: production never serves /metrics on the API port. */
+export const PRODUCTION_METRICS_PORT = 9464;
 
 /** Thrown when the environment holds a bad value; its message is one line naming every bad variable. */
 export class ConfigError extends Error {
@@ -313,8 +334,27 @@ export class EnvironmentVariables {
   @BooleanVariable()
   CATALOG_PUBLIC = false;
 
+  @BooleanVariable()
+  CATEGORIES_STRICT = false;
+
   @DurationVariable({ allowZero: true })
   PRODUCT_TOTALS_TTL = 60;
+
+  // Below the pool size, so that searches always leave connections for everything else; by default half of it.
+  @IsOptional()
+  @IntegerVariable(1, 1000)
+  @ValidateBy({
+    name: 'belowPoolSize',
+    validator: {
+      validate: (limit, args) => Number(limit) < (args!.object as EnvironmentVariables).DATABASE_POOL_SIZE,
+      defaultMessage: (args) =>
+        `$property must be less than DATABASE_POOL_SIZE (${(args!.object as EnvironmentVariables).DATABASE_POOL_SIZE})`,
+    },
+  })
+  SEARCH_CONCURRENCY?: number;
+
+  @IntegerVariable(0, 100_000)
+  SEARCH_QUEUE = 20;
 
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
@@ -391,6 +431,9 @@ export class EnvironmentVariables {
   })
   REDIS_KEY_PREFIX = 'commerce:';
 
+  @OneOfVariable(['everyone', 'admins', 'off'])
+  WS_CHAT: AppConfig['ws']['chat'] = 'everyone';
+
   @IntegerVariable(10, 60_000)
   JOBS_POLL_INTERVAL_MS = 1000;
 
@@ -438,6 +481,9 @@ export class EnvironmentVariables {
   })
   CORS_ORIGINS: string[] = [];
 
+  @IntegerVariable(0, 86_400)
+  CORS_MAX_AGE = 600;
+
   @Transform(({ value }) => parseTrustProxy(String(value)))
   TRUST_PROXY: boolean | number | string = false;
 
@@ -460,6 +506,23 @@ export class EnvironmentVariables {
   @Matches(/^https?:\/\/[^/?#]+/, { message: '$property must be an http:// or https:// URL (got "$value")' })
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 
+  @IntegerVariable(100, 600_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  @ListVariable()
+  @ArrayNotEmpty({ message: listMessage('must list at least one duration') })
+  @VariableRule((list) =>
+    (list as string[]).every((item) => (parseDuration(item) ?? 0) > 0)
+      ? undefined
+      : `must be a comma-separated list of positive durations such as 10s,1m,5m,2h,1d (got "${(list as string[]).join(',')}")`,
+  )
+  WEBHOOK_RETRY_SCHEDULE = ['10s', '1m', '5m', '30m', '2h', '6h', '12h', '24h'];
+
+  @BooleanVariable()
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @DurationVariable({ allowZero: true })
+  WEBHOOK_DELIVERY_RETENTION = 30 * 86400;
   @IsOptional()
   @Matches(/^smtps?:\/\/[^/?#]+/, {
     message: '$property must be smtp://[user:password@]host:port or smtps://… (got a value that is not)',
@@ -505,6 +568,7 @@ function setVariables(raw: Record<string, unknown>): Record<string, string> {
  */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const variables = plainToInstance(EnvironmentVariables, setVariables(raw));
+  if (variables.NODE_ENV === 'production') variables.METRICS_PORT ??= PRODUCTION_METRICS_PORT;
   const errors = validateSync(variables, { stopAtFirstError: true });
   const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
   if (problems.length > 0) throw new ConfigError(problems);
@@ -555,7 +619,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
     catalogPublic: variables.CATALOG_PUBLIC,
+    categoriesStrict: variables.CATEGORIES_STRICT,
     productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,
+    search: {
+      concurrency: variables.SEARCH_CONCURRENCY ?? Math.max(1, Math.floor(variables.DATABASE_POOL_SIZE / 2)),
+      queue: variables.SEARCH_QUEUE,
+    },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
@@ -590,6 +659,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       addTimeoutMs: variables.JOBS_ADD_TIMEOUT_MS,
     },
     ws: {
+      chat: variables.WS_CHAT,
       messagesPerSecond: variables.WS_MESSAGES_PER_SECOND,
       rateWarnings: variables.WS_RATE_WARNINGS,
       heartbeatMs: variables.WS_HEARTBEAT_MS,
@@ -600,10 +670,17 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       maxBufferedBytes: variables.WS_MAX_BUFFERED_BYTES,
     },
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
+    corsMaxAgeSeconds: variables.CORS_MAX_AGE,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,
     otlpEndpoint: variables.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+    webhooks: {
+      timeoutMs: variables.WEBHOOK_TIMEOUT_MS,
+      retryScheduleSeconds: variables.WEBHOOK_RETRY_SCHEDULE.map((item) => parseDuration(item)!),
+      allowPrivateNetworks: variables.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      deliveryRetentionSeconds: variables.WEBHOOK_DELIVERY_RETENTION,
+    },
     mail: {
       smtpUrl: variables.SMTP_URL ?? null,
       from: variables.MAIL_FROM,

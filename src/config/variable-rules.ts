@@ -43,16 +43,19 @@ export function OneOfVariable(allowed: readonly string[]): PropertyDecorator {
 
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 
+/** Seconds of a duration written `900`, `15m`, `1h` or `7d`; undefined for anything else. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+)([smhd]?)$/.exec(text);
+  return match ? Number(match[1]) * DURATION_UNITS[match[2] || 's'] : undefined;
+}
+
 /** A positive duration in seconds: `900`, or with a unit `15m`, `1h`, `7d`; with `allowZero`, also `0` (off). */
 export function DurationVariable({ allowZero = false } = {}): PropertyDecorator {
   const message = allowZero
     ? '$property must be 0 (off) or a duration such as 900, 15m, 1h or 7d (got "$value")'
     : '$property must be a positive duration such as 900, 15m, 1h or 7d (got "$value")';
   return compose(
-    Transform(({ value }) => {
-      const match = /^(\d+)([smhd]?)$/.exec(String(value));
-      return match ? Number(match[1]) * DURATION_UNITS[match[2] || 's'] : value;
-    }),
+    Transform(({ value }) => parseDuration(String(value)) ?? value),
     IsInt({ message }),
     Min(allowZero ? 0 : 1, { message }),
   );

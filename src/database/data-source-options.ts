@@ -6,14 +6,15 @@ import { CreationTimeSubscriber } from './creation-time.subscriber.js';
 import { entities } from './entities.js';
 import { migrations } from './migrations/index.js';
 import { mysqlDriver } from './mysql-driver.js';
+import { loadSqliteDriver } from './sqlite-driver.js';
 
 /**
  * The data source of the service and of the migration CLI. MySQL queries stay unbounded until
  * `startQueryTimeouts()` (DatabaseModule calls it once the migrations have run).
  */
-export function buildDataSourceOptions(
+export async function buildDataSourceOptions(
   config: Pick<AppConfig, 'database' | 'databasePoolSize' | 'databaseTimeouts'>,
-): DataSourceOptions {
+): Promise<DataSourceOptions> {
   const common = {
     entities,
     migrations,
@@ -26,6 +27,7 @@ export function buildDataSourceOptions(
     return {
       ...common,
       type: 'better-sqlite3',
+      driver: await loadSqliteDriver(),
       database: config.database.path,
       enableWAL: true,
       // Busy timeout: how long a statement waits for another process's lock (a migration run from the

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { startQueryTimeouts } from './mysql-driver.js';
+import { SqliteReader } from './sqlite-reader.js';
 import { TransactionRunner } from './transaction-runner.js';
 
 @Global()
@@ -12,8 +13,8 @@ import { TransactionRunner } from './transaction-runner.js';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        ...buildDataSourceOptions(config),
+      useFactory: async (config: AppConfig) => ({
+        ...(await buildDataSourceOptions(config)),
         migrationsRun: config.migrationsRun,
         retryAttempts: config.nodeEnv === 'test' ? 1 : 5,
       }),
@@ -25,7 +26,7 @@ import { TransactionRunner } from './transaction-runner.js';
       },
     }),
   ],
-  providers: [TransactionRunner],
-  exports: [TransactionRunner],
+  providers: [TransactionRunner, SqliteReader],
+  exports: [TransactionRunner, SqliteReader],
 })
 export class DatabaseModule {}

@@ -1,3 +1,4 @@
+import { Category } from '../categories/category.entity.js';
 import { AccountToken } from '../auth/account-token.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
@@ -5,6 +6,8 @@ import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Upload } from '../upload/upload.entity.js';
 import { User } from '../users/user.entity.js';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
+import { Webhook } from '../webhooks/webhook.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -14,5 +17,8 @@ export const entities: Array<new () => object> = [
   OrderItem,
   Session,
   Upload,
+  Webhook,
+  WebhookDelivery,
+  Category,
   AccountToken,
 ];

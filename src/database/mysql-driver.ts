@@ -23,7 +23,9 @@ const timeoutError = (message: string, code: string) => Object.assign(new Error(
  * - an acquire timeout: mysql2's pool has none (TypeORM's `acquireTimeout` is ignored with a warning),
  *   so a request waited for a free connection as long as the database stayed silent;
  * - a query timeout that also discards the connection: mysql2's own `timeout` fails the query but
- *   leaves the connection in the pool with the query still pending, so the next query on it hung.
+ *   leaves the connection in the pool with the query still pending, so the next query on it hung;
+ * - and stops the timed-out statement on the server (KILL QUERY): closing its connection does not, the
+ *   server ran it to its end (measured: searches still running 39 s after they were given up).
  */
 export function mysqlDriver(timeouts: MysqlTimeouts) {
   return {
@@ -69,11 +71,30 @@ function boundQueries(connection: mysql.Connection, timeouts: MysqlTimeouts): vo
     if (!timeouts.queriesBounded || typeof callback !== 'function') return query(...args);
     const options = typeof sql === 'string' ? { sql } : (sql as object);
     const bounded = (error: (Error & { code?: string }) | null, ...results: unknown[]) => {
-      if (error?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') connection.destroy();
+      if (error?.code === 'PROTOCOL_SEQUENCE_TIMEOUT') {
+        killQuery(connection);
+        connection.destroy();
+      }
       (callback as Callback)(error, ...results);
     };
     return query({ timeout: timeouts.queryMs, ...options }, ...rest.slice(0, -1), bounded);
   };
+}
+
+/**
+ * Sends `KILL QUERY <thread id>` for the statement `connection` runs, on a connection of its own (the timed-out
+ * one is still busy), with the same account, which may always kill its own statements. Fire and forget: if the
+ * database cannot be reached either, there is nothing more to do.
+ */
+function killQuery(connection: mysql.Connection): void {
+  const threadId = connection.threadId;
+  if (!Number.isInteger(threadId)) return;
+  const { Connection } = mysql as unknown as {
+    Connection: new (options: { config: unknown }) => mysql.Connection;
+  };
+  const killer = new Connection({ config: connection.config });
+  killer.on('error', () => killer.destroy());
+  killer.query(`KILL QUERY ${threadId}`, () => killer.destroy());
 }
 
 /** Starts bounding the queries of a data source built with `mysqlDriver` (a no-op for SQLite). */

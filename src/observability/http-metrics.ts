@@ -54,7 +54,8 @@ function httpMetricsMiddleware(metrics: Metrics) {
 
 /**
  * Mounts the request metrics on the application, and `GET /metrics` on it unless METRICS_PORT gives the
- * scrapes a listener of their own. The scrape route comes first: no envelope, rate limit, log line or timing.
+ * scrapes a listener of their own (always in production); then `/metrics` here is a 404 envelope like any
+ * unknown path of the API. The scrape route comes first: no envelope, rate limit, log line or timing.
  */
 export function installHttpMetrics(app: NestExpressApplication, metricsPort: number | null): void {
   const metrics = app.get(Metrics);
@@ -67,6 +68,13 @@ export function installHttpMetrics(app: NestExpressApplication, metricsPort: num
       });
   }
   app.use(httpMetricsMiddleware(metrics));
+  if (metricsPort !== null) {
+    app.use((request: Request, response: Response, next: NextFunction) => {
+      if (!/^\/metrics(\/|$)/.test(request.path)) return next();
+      const details = `Cannot ${request.method} ${request.path}`;
+      response.status(404).json({ code: 404, message: 'Not Found', data: { details } });
+    });
+  }
 }
 
 /** The METRICS_PORT listener: `GET /metrics` and nothing else. */

@@ -120,6 +120,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'commerce_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by result: succeeded (2xx), retrying (failed, another attempt is scheduled), failed (failed, retry schedule used up)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveryDuration = new Histogram({
+    name: 'commerce_webhook_delivery_duration_seconds',
+    help: 'Time of one webhook delivery attempt (address check, request and the whole answer), by result',
+    labelNames: ['result'] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
   readonly eventsDispatched = new Counter({
     name: 'commerce_events_dispatched_total',
     help: 'Domain events whose handlers all succeeded on this instance, by event type (a redispatch counts again)',

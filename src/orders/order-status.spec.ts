@@ -37,31 +37,112 @@ describe('nextOrderState', () => {
     expect(nextOrderState(current, change)).toEqual(expected);
   });
 
+  const cancelled = (paymentStatus: 'pending' | 'failed' | 'paid') =>
+    ({ status: 'cancelled', paymentStatus }) as const;
+
   it.each([
-    [pending, { status: 'shipped' }, 'status cannot change from pending to shipped'],
-    [pending, { status: 'paid' }, 'status paid requires payment_status paid'],
-    [paid, { status: 'pending' }, 'status cannot change from paid to pending'],
+    [pending, { status: 'shipped' }, 'status', 'transition', 'status cannot change from pending to shipped'],
+    [pending, { status: 'paid' }, 'status', 'paymentRequired', 'status paid requires payment_status paid'],
+    [paid, { status: 'pending' }, 'status', 'transition', 'status cannot change from paid to pending'],
     [
-      { status: 'cancelled', paymentStatus: 'pending' },
+      cancelled('pending'),
       { status: 'paid' },
+      'status',
+      'transition',
       'status cannot change from cancelled to paid',
     ],
     [
       { status: 'completed', paymentStatus: 'paid' },
       { status: 'cancelled' },
+      'status',
+      'transition',
       'status cannot change from completed to cancelled',
     ],
-    [paid, { paymentStatus: 'refunded' }, 'payment_status refunded requires status cancelled or completed'],
-    [pending, { paymentStatus: 'refunded' }, 'payment_status cannot change from pending to refunded'],
+    [
+      paid,
+      { paymentStatus: 'refunded' },
+      'payment_status',
+      'refundRequiresEnd',
+      'payment_status refunded requires status cancelled or completed',
+    ],
+    [
+      pending,
+      { paymentStatus: 'refunded' },
+      'payment_status',
+      'transition',
+      'payment_status cannot change from pending to refunded',
+    ],
     [
       { status: 'cancelled', paymentStatus: 'refunded' },
       { paymentStatus: 'paid' },
+      'payment_status',
+      'transition',
       'payment_status cannot change from refunded to paid',
     ],
-    [pending, { status: 'pending' }, 'the order already has this status and payment_status'],
-  ] as const)('refuses %j + %j', (current, change, reason) => {
-    expect(nextOrderState(current, change)).toBe(reason);
+    // A cancelled order takes no payment: only a refund of what was paid.
+    ...(['pending', 'failed'] as const).map(
+      (from) =>
+        [
+          cancelled(from),
+          { paymentStatus: 'paid' },
+          'payment_status',
+          'cancelledOrder',
+          'payment_status cannot become paid on a cancelled order',
+        ] as const,
+    ),
+    [
+      cancelled('pending'),
+      { paymentStatus: 'failed' },
+      'payment_status',
+      'cancelledOrder',
+      'payment_status cannot become failed on a cancelled order',
+    ],
+    [
+      pending,
+      { status: 'cancelled', paymentStatus: 'paid' },
+      'payment_status',
+      'cancelledOrder',
+      'payment_status cannot become paid on a cancelled order',
+    ],
+    [
+      { status: 'pending', paymentStatus: 'failed' },
+      { status: 'cancelled', paymentStatus: 'paid' },
+      'payment_status',
+      'cancelledOrder',
+      'payment_status cannot become paid on a cancelled order',
+    ],
+    [
+      pending,
+      { status: 'pending' },
+      'status',
+      'unchanged',
+      'the order already has this status and payment_status',
+    ],
+    [
+      pending,
+      { paymentStatus: 'pending' },
+      'payment_status',
+      'unchanged',
+      'the order already has this status and payment_status',
+    ],
+  ] as const)('refuses %j + %j: %s %s', (current, change, field, rule, message) => {
+    expect(nextOrderState(current, change)).toEqual({ field, rule, message });
   });
+
+  it.each([
+    [cancelled('paid'), { paymentStatus: 'refunded' }, { status: 'cancelled', paymentStatus: 'refunded' }],
+    [
+      paid,
+      { status: 'cancelled', paymentStatus: 'refunded' },
+      { status: 'cancelled', paymentStatus: 'refunded' },
+    ],
+    [pending, { status: 'cancelled' }, { status: 'cancelled', paymentStatus: 'pending' }],
+  ] as const)(
+    'lets a cancelled order be refunded, and cancelling keep the payment: %j + %j',
+    (current, change, expected) => {
+      expect(nextOrderState(current, change)).toEqual(expected);
+    },
+  );
 });
 
 describe('newOrderNumber', () => {

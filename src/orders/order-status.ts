@@ -1,3 +1,5 @@
+import type { FieldError } from '../common/validation.js';
+
 export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'completed', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -27,50 +29,64 @@ export interface OrderState {
 }
 
 /**
- * Applies a requested change to an order's state, or returns why it is not allowed.
+ * Applies a requested change to an order's state, or returns the field and rule it breaks.
  * Besides each field's own moves: an order becomes paid, shipped or completed only with payment
- * `paid`, and a refund needs the order cancelled or completed.
+ * `paid`, a refund needs the order cancelled or completed, and a cancelled order takes no payment (its
+ * payment_status may only become refunded).
  */
 export function nextOrderState(
   current: OrderState,
   change: { status?: OrderStatus; paymentStatus?: PaymentStatus },
-): OrderState | string {
+): OrderState | FieldError {
   const next: OrderState = {
     status: change.status ?? current.status,
     paymentStatus: change.paymentStatus ?? current.paymentStatus,
   };
-  if (
-    change.status !== undefined &&
-    change.status !== current.status &&
-    !STATUS_MOVES[current.status].includes(change.status)
-  ) {
-    return `status cannot change from ${current.status} to ${change.status}`;
-  }
-  if (
-    change.paymentStatus !== undefined &&
-    change.paymentStatus !== current.paymentStatus &&
-    !PAYMENT_MOVES[current.paymentStatus].includes(change.paymentStatus)
-  ) {
-    return `payment_status cannot change from ${current.paymentStatus} to ${change.paymentStatus}`;
-  }
-  if (next.status === current.status && next.paymentStatus === current.paymentStatus) {
-    return 'the order already has this status and payment_status';
-  }
   const statusMoves = next.status !== current.status;
+  const paymentMoves = next.paymentStatus !== current.paymentStatus;
+  if (statusMoves && !STATUS_MOVES[current.status].includes(next.status)) {
+    return refusal('status', 'transition', `status cannot change from ${current.status} to ${next.status}`);
+  }
+  if (paymentMoves && !PAYMENT_MOVES[current.paymentStatus].includes(next.paymentStatus)) {
+    return refusal(
+      'payment_status',
+      'transition',
+      `payment_status cannot change from ${current.paymentStatus} to ${next.paymentStatus}`,
+    );
+  }
+  if (!statusMoves && !paymentMoves) {
+    return refusal(
+      change.status !== undefined ? 'status' : 'payment_status',
+      'unchanged',
+      'the order already has this status and payment_status',
+    );
+  }
   if (
     statusMoves &&
     ['paid', 'shipped', 'completed'].includes(next.status) &&
     next.paymentStatus !== 'paid'
   ) {
-    return `status ${next.status} requires payment_status paid`;
+    return refusal('status', 'paymentRequired', `status ${next.status} requires payment_status paid`);
   }
-  const paymentMoves = next.paymentStatus !== current.paymentStatus;
+  if (paymentMoves && next.status === 'cancelled' && next.paymentStatus !== 'refunded') {
+    return refusal(
+      'payment_status',
+      'cancelledOrder',
+      `payment_status cannot become ${next.paymentStatus} on a cancelled order`,
+    );
+  }
   if (
     paymentMoves &&
     next.paymentStatus === 'refunded' &&
     !['cancelled', 'completed'].includes(next.status)
   ) {
-    return 'payment_status refunded requires status cancelled or completed';
+    return refusal(
+      'payment_status',
+      'refundRequiresEnd',
+      'payment_status refunded requires status cancelled or completed',
+    );
   }
   return next;
 }
+
+const refusal = (field: string, rule: string, message: string): FieldError => ({ field, rule, message });

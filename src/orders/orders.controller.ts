@@ -105,11 +105,16 @@ export class OrdersController {
     description:
       'status: pending -> paid | cancelled; paid -> shipped | cancelled; shipped -> completed. payment_status: ' +
       'pending -> paid | failed; failed -> paid; paid -> refunded. paid/shipped/completed need payment paid; ' +
-      'refunded needs status cancelled or completed. Cancelling restores stock.',
+      'refunded needs status cancelled or completed; a cancelled order takes no payment (payment_status only ' +
+      'becomes refunded). Cancelling restores stock. A refused move is 400 naming the field and the rule.',
   })
   @ApiEnvelope(OrderResponseDto)
   @ApiErrors(400, 401, 403, 404, 429, {
-    400: { field: '', rule: 'invalid', message: 'status cannot go from pending to shipped' },
+    400: {
+      field: 'payment_status',
+      rule: 'cancelledOrder',
+      message: 'payment_status cannot become paid on a cancelled order',
+    },
     404: 'Order 41 not found',
   })
   updateStatus(@IdParam() id: number, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {

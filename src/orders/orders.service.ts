@@ -5,7 +5,7 @@ import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
 import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
-import { fieldError } from '../common/validation.js';
+import { type FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
@@ -219,7 +219,11 @@ export class OrdersService implements OrderHistory {
   async cancel(id: number, actor: AuthUser): Promise<OrderResponseDto> {
     return this.changeState(id, { userId: actor.id }, (current) => {
       if (current.status !== 'pending') {
-        return `Only a pending order can be cancelled; this order is ${current.status}`;
+        return {
+          field: '',
+          rule: 'invalid',
+          message: `Only a pending order can be cancelled; this order is ${current.status}`,
+        };
       }
       return { status: 'cancelled', paymentStatus: current.paymentStatus };
     });
@@ -238,7 +242,7 @@ export class OrdersService implements OrderHistory {
   private async changeState(
     id: number,
     scope: { userId?: number },
-    decide: (current: OrderState) => OrderState | string,
+    decide: (current: OrderState) => OrderState | FieldError,
   ): Promise<OrderResponseDto> {
     let cancelled = false;
     const order = await this.transactions.run('change order state', async (manager) => {
@@ -246,7 +250,7 @@ export class OrdersService implements OrderHistory {
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
       const next = decide(current);
-      if (typeof next === 'string') throw new BadRequestException(next);
+      if ('rule' in next) throw new ValidationFailedException([next]);
       const now = new Date();
       // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
       const result = await manager.update(

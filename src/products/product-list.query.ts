@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CursorPosition } from '../common/pagination.js';
+import { CATEGORY_SUBTREE_CTE } from '../categories/category-directory.js';
+import { SqliteReader } from '../database/sqlite-reader.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
 import { productFromRow, type ProductRow } from './product-statements.js';
@@ -10,6 +12,8 @@ import { productFromRow, type ProductRow } from './product-statements.js';
 export interface ProductListFilter {
   active?: boolean;
   categoryId?: number;
+  /** With categoryId: the category and every category below it. */
+  includeDescendants?: boolean;
   minCents?: number;
   maxCents?: number;
   inStock?: boolean;
@@ -45,11 +49,40 @@ export function searchWords(search: string): string[] {
   return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
 }
 
+/** Most words a search may have: each is one more list of matches for the database to read and intersect. */
+export const SEARCH_MAX_WORDS = 8;
+/** Words shorter than this (InnoDB's default innodb_ft_min_token_size) are short words. */
+export const SHORT_WORD_LENGTH = 3;
+/**
+ * Most short words a search may have. On MySQL/MariaDB each is a regular expression on every row the other
+ * words found, or on every visible product when the search has only short words (one scan, with at most
+ * this many expressions per row).
+ */
+export const SEARCH_MAX_SHORT_WORDS = 3;
+
+/** Why a search's words are refused, as the 400's rule and message; null when they are within the bounds. */
+export function searchWordsProblem(words: string[]): { rule: string; message: string } | null {
+  if (words.length > SEARCH_MAX_WORDS) {
+    return { rule: 'maxWords', message: `search must have at most ${SEARCH_MAX_WORDS} words` };
+  }
+  const short = words.filter((word) => [...word].length < SHORT_WORD_LENGTH).length;
+  if (short > SEARCH_MAX_SHORT_WORDS) {
+    return {
+      rule: 'maxShortWords',
+      message: `search must have at most ${SEARCH_MAX_SHORT_WORDS} words shorter than ${SHORT_WORD_LENGTH} characters`,
+    };
+  }
+  return null;
+}
+
 /** A row of the fixed SQL as the response, through the same mapping as a product read. */
 const toProduct = (row: ProductRow): ProductResponseDto => toProductResponse(productFromRow(row));
 
 /** The FROM, WHERE and relevance of a filter, in one dialect. */
 interface FilterSql {
+  /** A WITH clause the statement starts with, and its parameters (they come first). */
+  with: string;
+  withParams: unknown[];
   from: string;
   where: string[];
   params: unknown[];
@@ -67,12 +100,22 @@ export class ProductListQuery {
   private readonly mysql: boolean;
   private minTokenSize: Promise<number> | undefined;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly sqliteReader: SqliteReader,
+  ) {
     this.mysql = dataSource.options.type === 'mysql';
   }
 
+  /** A search's statements on SQLite run in the reader's thread, so that they never hold up the event loop. */
+  private run<T>(filter: ProductListFilter, sql: string, params: unknown[]): Promise<T[]> {
+    return !this.mysql && filter.searchWords !== undefined
+      ? this.sqliteReader.query<T>(sql, params)
+      : this.dataSource.query<T[]>(sql, params);
+  }
+
   async page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage> {
-    const { from, where, params, score, scoreParams } = await this.filterSql(filter);
+    const { with: cte, withParams, from, where, params, score, scoreParams } = await this.filterSql(filter);
     const relevance = request.sort === 'relevance';
     const descending = relevance || request.sort.startsWith('-');
     const field = relevance ? 'relevance' : request.sort.replace(/^-/, '');
@@ -100,13 +143,14 @@ export class ProductListQuery {
     // not again by count(). After a cursor the statement sees only the matches past it: counted apart. (SQLite
     // refuses bm25() beside a window function; its searches are counted apart.)
     const countMatches = this.mysql && filter.searchWords !== undefined && request.after === undefined;
-    const rows: Array<ProductRow & { matched?: number | string }> = await this.dataSource.query(
-      `SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
+    const rows = await this.run<ProductRow & { matched?: number | string }>(
+      filter,
+      `${cte}SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
         `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} ` +
         `FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
         `ORDER BY ${order} LIMIT ? OFFSET ?` +
         `) page ON page.id = p.id ORDER BY ${outerOrder}`,
-      [...scoreParams, ...params, request.limit + 1, request.offset],
+      [...withParams, ...scoreParams, ...params, request.limit + 1, request.offset],
     );
     const more = rows.length > request.limit;
     const page = more ? rows.slice(0, request.limit) : rows;
@@ -128,16 +172,19 @@ export class ProductListQuery {
   }
 
   async count(filter: ProductListFilter): Promise<number> {
-    const { from, where, params } = await this.filterSql(filter);
-    const rows: Array<{ n: number | string }> = await this.dataSource.query(
-      `SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
-      params,
+    const { with: cte, withParams, from, where, params } = await this.filterSql(filter);
+    const rows = await this.run<{ n: number | string }>(
+      filter,
+      `${cte}SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
+      [...withParams, ...params],
     );
     return Number(rows[0].n);
   }
 
   private async filterSql(filter: ProductListFilter): Promise<FilterSql> {
     const sql: FilterSql = {
+      with: '',
+      withParams: [],
       from: 'products p',
       where: ['p.deleted_at IS NULL'],
       params: [],
@@ -146,7 +193,11 @@ export class ProductListQuery {
     };
     // Literal 1/0: both databases store the flag so, and the list indexes start with is_active.
     if (filter.active !== undefined) sql.where.push(`p.is_active = ${filter.active ? 1 : 0}`);
-    if (filter.categoryId !== undefined) {
+    if (filter.categoryId !== undefined && filter.includeDescendants === true) {
+      sql.with = `${CATEGORY_SUBTREE_CTE} `;
+      sql.withParams.push(filter.categoryId);
+      sql.where.push('p.category_id IN (SELECT id FROM category_subtree)');
+    } else if (filter.categoryId !== undefined) {
       sql.where.push('p.category_id = ?');
       sql.params.push(filter.categoryId);
     }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Post, Put, Query, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
@@ -12,6 +12,7 @@ import {
   UpdateProductDto,
 } from './dto/product.dto.js';
 import { ProductsService } from './products.service.js';
+import { SearchSlotInterceptor } from './search-slots.js';
 
 @ApiTags('products')
 @ApiBearerAuth()
@@ -21,6 +22,7 @@ export class ProductsController {
 
   @Get()
   @CatalogRead()
+  @UseInterceptors(SearchSlotInterceptor)
   @ApiOperation({
     summary: 'List products',
     description:
@@ -28,12 +30,14 @@ export class ProductsController {
       'every word must match a word of the name or description, the last word as a prefix; then the default ' +
       'order is relevance (ties by id), otherwise id ascending. `meta.next_cursor` passed back as `cursor` ' +
       'gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token ' +
-      'may read it and see what a user sees.',
+      'may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 ' +
+      'characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting ' +
+      'on this instance are 429 with Retry-After.',
   })
   @ApiEnvelope(ProductResponseDto, { list: true })
   @ApiErrors(400, 401, 403, 429, {
     ...{
-      400: { field: 'cursor', rule: 'cursor', message: 'cursor must be a next_cursor returned by this list' },
+      400: { field: 'search', rule: 'maxWords', message: 'search must have at most 8 words' },
     },
     403: 'Only an admin may filter by is_active',
   })

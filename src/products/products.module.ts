@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CategoriesModule } from '../categories/categories.module.js';
 import { UploadModule } from '../upload/upload.module.js';
 import { ProductCatalog } from './product-catalog.js';
 import { Product } from './product.entity.js';
@@ -7,15 +8,18 @@ import { ProductsController } from './products.controller.js';
 import { ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
+import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Product]), UploadModule],
+  imports: [TypeOrmModule.forFeature([Product]), UploadModule, CategoriesModule],
   controllers: [ProductsController],
   providers: [
     ProductsService,
     { provide: ProductCatalog, useExisting: ProductsService },
     ProductListQuery,
     ProductListTotals,
+    SearchSlots,
+    SearchSlotInterceptor,
   ],
   exports: [ProductCatalog],
 })

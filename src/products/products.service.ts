@@ -10,6 +10,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { CategoryDirectory } from '../categories/category-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import {
@@ -28,7 +29,12 @@ import {
   type StockRequest,
 } from './product-catalog.js';
 import { Product } from './product.entity.js';
-import { ProductListFilter, ProductListQuery, searchWords } from './product-list.query.js';
+import {
+  ProductListFilter,
+  ProductListQuery,
+  searchWords,
+  searchWordsProblem,
+} from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
@@ -69,6 +75,7 @@ export class ProductsService implements ProductCatalog {
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
     private readonly events: EventBus,
+    private readonly categories: CategoryDirectory,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
@@ -82,6 +89,7 @@ export class ProductsService implements ProductCatalog {
       isActive: true,
     });
     return this.transactions.run('create product', async (manager) => {
+      await this.categories.ensureForProduct(manager, dto.category_id);
       await manager.insert(Product, product);
       await ProductListTotals.catalogChanged(manager);
       const created = toProductResponse(await this.findOrFail(product.id, true, manager));
@@ -102,6 +110,9 @@ export class ProductsService implements ProductCatalog {
     if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
       throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
     }
+    if (query.include_descendants !== undefined && query.category_id === undefined) {
+      throw fieldError('include_descendants', 'needsCategory', 'include_descendants needs a category_id');
+    }
     const searching = query.search !== undefined && query.search.trim() !== '';
     const sort = query.sort ?? (searching ? 'relevance' : 'id');
     if (sort === 'relevance' && !searching) {
@@ -112,14 +123,18 @@ export class ProductsService implements ProductCatalog {
     }
     const after =
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, CURSOR_VALUE[sort]);
+    const words = searching ? searchWords(query.search as string) : undefined;
+    const problem = words === undefined ? null : searchWordsProblem(words);
+    if (problem !== null) throw fieldError('search', problem.rule, problem.message);
 
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
       categoryId: query.category_id,
+      includeDescendants: query.include_descendants === true ? true : undefined,
       minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
-      searchWords: searching ? searchWords(query.search as string) : undefined,
+      searchWords: words,
     };
     const offset = after === undefined ? skip : 0;
     const { products, last, matched } = await this.listQuery.page(filter, {
@@ -165,6 +180,7 @@ export class ProductsService implements ProductCatalog {
           'image must be the filename of a file uploaded through /upload',
         );
       }
+      if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
       // The stock before, locked until commit, tells whether this change brings the product back in stock.
       const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
       const result = await manager.update(
@@ -186,7 +202,13 @@ export class ProductsService implements ProductCatalog {
   async remove(id: number): Promise<void> {
     await this.transactions.run('delete product', async (manager) => {
       const product = toProductResponse(await this.findOrFail(id, true, manager));
-      const deleted = await manager.softDelete(Product, { id, deletedAt: IsNull() });
+      const now = new Date();
+      const deleted = await manager.update(
+        Product,
+        { id, deletedAt: IsNull() },
+        // Dates given: softDelete() writes CURRENT_TIMESTAMP, which has whole seconds on SQLite.
+        { deletedAt: now, updatedAt: now },
+      );
       if (deleted.affected === 0) throw new NotFoundException(`Product ${id} not found`);
       await ProductListTotals.catalogChanged(manager);
       await this.events.publish(manager, 'product.deleted', product);

@@ -120,6 +120,15 @@ export class ConnectionRegistry {
     this.sendToEach(this.sessions.keys(), payload);
   }
 
+  /** Sends an already serialised frame to every admin connection of this instance. */
+  sendToAdmins(payload: string): void {
+    const admins = [...this.sessions].filter(([, session]) => session.user.role === 'admin');
+    this.sendToEach(
+      admins.map(([socket]) => socket),
+      payload,
+    );
+  }
+
   /** Sends an already serialised frame to the given user's connections on this instance. */
   sendToUser(userId: number, payload: string): void {
     this.sendToEach(this.byUser.get(userId) ?? [], payload);

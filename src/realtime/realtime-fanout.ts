@@ -10,8 +10,8 @@ import type { ServerFrame } from './frames.js';
  * What travels on the Redis channel: a serialised frame and who should get it (null: everyone), or
  * revoked sessions whose connections every instance closes.
  */
-/** Who receives a frame: one user's connections, everyone (`null`), or the `orders` channel's subscribers. */
-type Audience = number | null | 'orders';
+/** Who receives a frame: one user's connections, everyone (`null`), the `orders` channel's subscribers, or admins. */
+type Audience = number | null | 'orders' | 'admins';
 
 type FanoutEnvelope =
   { origin: string; userId: Audience; payload: string } | { origin: string; revoked: SessionsRevokedEvent };
@@ -62,6 +62,13 @@ export class RealtimeFanout implements OnModuleInit {
 
   sendToUser(userId: number, frame: ServerFrame): void {
     this.deliver(userId, JSON.stringify(frame));
+  }
+
+  /** To every admin connection and to the (non-admin) user's own connections. */
+  sendToAdminsAndUser(userId: number, frame: ServerFrame): void {
+    const payload = JSON.stringify(frame);
+    this.deliver('admins', payload);
+    this.deliver(userId, payload);
   }
 
   sendToOrderSubscribers(frame: ServerFrame): void {
@@ -124,7 +131,7 @@ export class RealtimeFanout implements OnModuleInit {
     if (
       typeof envelope?.payload !== 'string' ||
       typeof envelope.origin !== 'string' ||
-      (userId !== null && userId !== 'orders' && typeof userId !== 'number')
+      (userId !== null && userId !== 'orders' && userId !== 'admins' && typeof userId !== 'number')
     ) {
       this.logger.warn({ msg: 'Ignored a malformed message on the realtime channel' });
       return;
@@ -136,6 +143,7 @@ export class RealtimeFanout implements OnModuleInit {
   private deliverLocally(userId: Audience, payload: string): void {
     if (userId === null) this.registry.sendToAll(payload);
     else if (userId === 'orders') this.registry.sendToOrderSubscribers(payload);
+    else if (userId === 'admins') this.registry.sendToAdmins(payload);
     else this.registry.sendToUser(userId, payload);
   }
 }

@@ -40,6 +40,11 @@ const CLOSE_POLICY_VIOLATION = 1008;
 const CLOSE_SERVER_ERROR = 1011;
 /** How long shutdown waits for clients to answer the close frame before the sockets are cut. */
 const SHUTDOWN_GRACE_MS = 2000;
+/**
+ * How long a connection closed for abuse (1008, 1009, other protocol errors) has to answer the close frame
+ * before its TCP connection is cut; ws itself would wait 30 s, holding the socket and the connection slot.
+ */
+const ABUSE_CLOSE_GRACE_MS = 500;
 /** Node's timers overflow past this (about 24.8 days) and would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -47,7 +52,7 @@ const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 
 /**
- * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages to everyone and
+ * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages (as WS_CHAT says) and
  * order events to their owner. Frames are read here rather than through @SubscribeMessage so that
  * every bad frame gets the protocol's error frame and the connection stays open.
  */
@@ -134,6 +139,8 @@ export class RealtimeGateway
         this.metrics.websocketClosures.inc({ reason: 'frame_too_large' });
       }
       this.logger.warn({ msg: 'WebSocket protocol error', code: error.code, error: error.message });
+      // ws has sent its close frame (1009, 1002, 1007) already.
+      this.cutAfterCloseGrace(socket);
     });
     // Frames wait in the socket until the token is checked.
     socket.pause();
@@ -252,17 +259,24 @@ export class RealtimeGateway
       this.send(socket, { type: 'pong', data: { timestamp } });
       return;
     }
+    if (this.config.ws.chat === 'off') {
+      this.send(socket, errorFrame(403, 'Chat is switched off'));
+      return;
+    }
     if (!this.withinChatRate()) {
       this.metrics.rateLimitRefusals.inc({ limit: 'websocket-chat' });
       const max = this.config.ws.chatMessagesPerSecond;
       this.send(socket, errorFrame(429, `Chat is busy: at most ${max} messages per second, try again`));
       return;
     }
-    const { id, username } = session.user;
-    this.fanout.broadcast({
+    const { id, username, role } = session.user;
+    const message: ServerFrame = {
       type: 'message',
       data: { content: frame.content, timestamp, user: { id, username } },
-    });
+    };
+    // WS_CHAT=admins: a customer talks to the admins (and sees it on its own connections); admins to everyone.
+    if (this.config.ws.chat === 'admins' && role !== 'admin') this.fanout.sendToAdminsAndUser(id, message);
+    else this.fanout.broadcast(message);
   }
 
   /**
@@ -291,9 +305,18 @@ export class RealtimeGateway
     this.metrics.websocketClosures.inc({ reason: 'frame_flood' });
     this.logger.warn({ msg: 'WebSocket closed for flooding', userId: session.user.id });
     socket.close(CLOSE_POLICY_VIOLATION, 'Too many frames');
+    this.cutAfterCloseGrace(socket);
     // Frames already received are not read any more.
     socket.pause();
     return false;
+  }
+
+  /** Terminates a socket closed for abuse unless the client completes the closing handshake in time. */
+  private cutAfterCloseGrace(socket: WebSocket): void {
+    if (socket.readyState === WebSocket.CLOSED) return;
+    const timer = setTimeout(() => socket.terminate(), ABUSE_CLOSE_GRACE_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   /** WS_CHAT_MESSAGES_PER_SECOND for this instance's connections together: it bounds the broadcast's work. */

@@ -2,7 +2,8 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
  * One login: the access tokens issued for it carry its id (`sid`), and its refresh token rotates on every
- * use. Revoked sessions stay until they expire, so that a replayed refresh token is still recognised.
+ * use; the hashes of the secrets it rotated are in `session_rotated_tokens` (raw statements in SessionsService).
+ * Revoked sessions stay until they expire, so that a replayed refresh token is still recognised.
  */
 @Entity('sessions')
 export class Session {

@@ -28,6 +28,11 @@ const REFRESH_TOKEN = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 export const INVALID_REFRESH_TOKEN = 'Invalid refresh token';
 
+const RECORD_ROTATED =
+  'INSERT INTO session_rotated_tokens (session_id, token_hash, rotated_at) VALUES (?, ?, ?)';
+const WAS_ROTATED = 'SELECT 1 AS hit FROM session_rotated_tokens WHERE session_id = ? AND token_hash = ?';
+const PURGE_ROTATED = 'DELETE FROM session_rotated_tokens WHERE rotated_at <= ?';
+
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 function newSecret(): { secret: string; hash: string } {
@@ -76,8 +81,9 @@ export class SessionsService implements UserSessions {
 
   /**
    * Exchanges a refresh token for the session's next one. The swap is one conditional UPDATE, so of two
-   * requests with the same token exactly one wins. A token that no longer matches a live session is a
-   * replay of a rotated token (only the session's holder knows its id): the whole session is revoked.
+   * requests with the same token exactly one wins; the replaced token's hash is recorded in the same
+   * transaction. A replay of a token the session issued and rotated is taken for theft: the whole session is
+   * revoked. Any other secret is refused and changes nothing (the session id is in every access token).
    */
   async rotate(refreshToken: string): Promise<IssuedSession> {
     const match = REFRESH_TOKEN.exec(refreshToken);
@@ -86,21 +92,25 @@ export class SessionsService implements UserSessions {
     const now = new Date();
     const next = newSecret();
     const expiresAt = this.expiryFrom(now);
-    const rotated = await this.transactions.run('rotate session', (manager) =>
-      manager
+    const hash = hashSecret(secret);
+    const rotated = await this.transactions.run('rotate session', async (manager) => {
+      // The session row first, then the child row, as every write of the service does.
+      const result = await manager
         .createQueryBuilder()
         .update(Session)
         .set({ refreshTokenHash: next.hash, lastUsedAt: now, expiresAt })
-        .where('id = :sessionId AND refresh_token_hash = :hash', { sessionId, hash: hashSecret(secret) })
+        .where('id = :sessionId AND refresh_token_hash = :hash', { sessionId, hash })
         .andWhere('revoked_at IS NULL AND expires_at > :now', { now })
         .andWhere(
           'EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.is_active = 1 AND u.deleted_at IS NULL)',
         )
-        .execute(),
-    );
+        .execute();
+      if (result.affected === 1) await manager.query(RECORD_ROTATED, [sessionId, hash, sqlDatetime(now)]);
+      return result.affected === 1;
+    });
     const session = await this.sessions.findOneBy({ id: sessionId });
     if (session === null) throw new UnauthorizedException(INVALID_REFRESH_TOKEN);
-    if (rotated.affected !== 1) throw await this.refusal(session, hashSecret(secret), now);
+    if (!rotated) throw await this.refusal(session, hash, now);
     // Not the authenticated lookup: a concurrent replay may already have revoked the session, and this request,
     // which won the rotation, still gets its answer (whose tokens that revocation has ended).
     const rows: Array<Omit<AuthUser, 'sessionId'>> = await this.sessions.query(
@@ -117,13 +127,23 @@ export class SessionsService implements UserSessions {
   }
 
   private async refusal(session: Session, hash: string, now: Date): Promise<UnauthorizedException> {
+    const current = session.refreshTokenHash === hash;
+    // A secret this session never issued: the same answer as an unknown session, whatever its state.
+    if (!current && !(await this.wasRotated(session.id, hash))) {
+      return new UnauthorizedException(INVALID_REFRESH_TOKEN);
+    }
     if (session.revokedAt !== null) return new UnauthorizedException('Session has been revoked');
     if (session.expiresAt <= now) return new UnauthorizedException('Session has expired');
     // The token is the current one, so the account is what failed (deactivated or deleted).
-    if (session.refreshTokenHash === hash) return new UnauthorizedException('Token is no longer valid');
-    // Several replays at once: whichever revokes first, all of them get this answer.
+    if (current) return new UnauthorizedException('Token is no longer valid');
+    // A replay of a rotated token. Several at once: whichever revokes first, all of them get this answer.
     await this.revokeIfLive(session.userId, session.id);
     return new UnauthorizedException('Refresh token was already used: the session has been revoked');
+  }
+
+  /** Whether the session issued this secret and has rotated it since (read after the rotation committed). */
+  private async wasRotated(sessionId: string, hash: string): Promise<boolean> {
+    return (await this.sessions.query(WAS_ROTATED, [sessionId, hash])).length > 0;
   }
 
   /** The caller's live sessions, the most recently used first. */
@@ -195,16 +215,24 @@ export class SessionsService implements UserSessions {
     );
   }
 
-  /** Deletes expired sessions: one conditional statement, harmless when several instances run it at once. */
+  /**
+   * Deletes expired sessions (their rotated tokens with them, by the foreign key) and the rotated tokens of live
+   * sessions older than REFRESH_TOKEN_TTL, which would have expired by now had they not been rotated. Conditional
+   * statements, harmless when several instances run them at once. Returns the number of sessions deleted.
+   */
   async purgeExpired(): Promise<number> {
-    const result = await this.transactions.run('purge sessions', (manager) =>
-      manager
+    const now = new Date();
+    const result = await this.transactions.run('purge sessions', async (manager) => {
+      await manager.query(PURGE_ROTATED, [
+        sqlDatetime(new Date(now.getTime() - this.config.sessions.refreshTtlSeconds * 1000)),
+      ]);
+      return manager
         .createQueryBuilder()
         .delete()
         .from(Session)
-        .where('expires_at <= :now', { now: new Date() })
-        .execute(),
-    );
+        .where('expires_at <= :now', { now })
+        .execute();
+    });
     return result.affected ?? 0;
   }
 

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Req, Res, StreamableFile } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -55,7 +55,8 @@ export class UploadController {
     summary: 'Fetch an uploaded file (no token needed)',
     description:
       'The path is the `filename` returned by POST /upload. The body is the file exactly as uploaded, with ' +
-      'its detected Content-Type and `X-Content-Type-Options: nosniff`. Any other path is 404.',
+      'its detected Content-Type and `X-Content-Type-Options: nosniff`; types other than images come with ' +
+      '`Content-Disposition: attachment`. Any other path is 404, a trailing slash or a percent escape too.',
   })
   @ApiParam({ name: 'year', example: '2026' })
   @ApiParam({ name: 'month', example: '11' })
@@ -68,12 +69,10 @@ export class UploadController {
   })
   @ApiErrors(404, 429, { 404: 'No uploaded file at this path' })
   async download(
-    @Param('year') year: string,
-    @Param('month') month: string,
-    @Param('name') name: string,
+    @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StreamableFile> {
-    const file = await this.uploads.openStored(`${year}/${month}/${name}`);
+    const file = await this.uploads.openStored(requestedUpload(request));
     // Set only on success, so that a 404 is never cached. A stored file never changes (a new upload gets
     // a new random name), and product images are embedded by storefronts on other origins.
     response.set({
@@ -81,6 +80,8 @@ export class UploadController {
       'Cache-Control': 'public, max-age=31536000, immutable',
       'Cross-Origin-Resource-Policy': 'cross-origin',
     });
+    // A PDF (any non-image) opened inline would run in a viewer on the API's origin: it is downloaded instead.
+    if (!file.contentType.startsWith('image/')) response.set('Content-Disposition', 'attachment');
     return new StreamableFile(file.stream, { type: file.contentType, length: file.size });
   }
 
@@ -107,12 +108,18 @@ export class UploadController {
     403: 'Only the owner of an upload or an admin may delete it',
     404: 'No uploaded file at this path',
   })
-  remove(
-    @Param('year') year: string,
-    @Param('month') month: string,
-    @Param('name') name: string,
-    @CurrentUser() user: AuthUser,
-  ): Promise<void> {
-    return this.uploads.remove(`${year}/${month}/${name}`, user);
+  remove(@Req() request: Request, @CurrentUser() user: AuthUser): Promise<void> {
+    return this.uploads.remove(requestedUpload(request), user);
   }
+}
+
+const UPLOADS_PREFIX = '/api/v1/uploads/';
+
+/**
+ * The filename exactly as written in the request path, not as the router decoded and matched it (the
+ * router forgives a trailing slash and decodes `%32` to `2`): anything but the stored form is then 404.
+ */
+function requestedUpload(request: Request): string {
+  const path = request.originalUrl.split('?')[0];
+  return path.startsWith(UPLOADS_PREFIX) ? path.slice(UPLOADS_PREFIX.length) : '';
 }

@@ -44,7 +44,9 @@ export class UsersController {
   @Put(':id')
   @ApiOperation({
     summary: 'Update a user (own record, or any as admin)',
-    description: 'Partial: only the fields sent change. `role` and `is_active` may be sent by admins only.',
+    description:
+      'Partial: only the fields sent change. `role` and `is_active` may be sent by admins only. The last ' +
+      'active admin cannot lose its role or be deactivated (400, rule `lastAdmin`).',
   })
   @ApiEnvelope(UserResponseDto)
   @ApiErrors(400, 401, 403, 404, 429, {
@@ -64,7 +66,10 @@ export class UsersController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a user (soft delete; own record, or any as admin)' })
+  @ApiOperation({
+    summary: 'Delete a user (soft delete; own record, or any as admin)',
+    description: 'The last active admin cannot be deleted (400 naming `id`, rule `lastAdmin`).',
+  })
   @ApiEnvelope(null)
   @ApiErrors(400, 401, 403, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },

@@ -10,6 +10,7 @@ import {
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { assertOwnerOrAdmin, type AuthUser } from '../auth/auth-user.js';
+import { USERNAME_CHARACTERS } from '../auth/dto/register.dto.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { Paginated } from '../common/envelope.js';
 import { FieldError, ValidationFailedException } from '../common/validation.js';
@@ -17,6 +18,7 @@ import { containsPattern, LIKE_ESCAPE, SearchPageQueryDto, pageWindow } from '..
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { throwUniqueViolationAs400 } from '../database/errors.js';
+import { forUpdate } from '../database/row-locks.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { OrderHistory } from '../orders/order-history.js';
@@ -102,8 +104,13 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     }
   }
 
-  /** For login: the active or inactive account with its password hash, or null. */
-  findForLogin(username: string): Promise<User | null> {
+  /**
+   * For login: the active or inactive account with its password hash, or null. Only a name registration could
+   * have given is looked up: MySQL's collation would also match `alicé` or `alice ` to `alice`, a name the
+   * login lock counts apart.
+   */
+  async findForLogin(username: string): Promise<User | null> {
+    if (!USERNAME_CHARACTERS.test(username)) return null;
     return this.users
       .createQueryBuilder('u')
       .addSelect('u.passwordHash')
@@ -179,6 +186,12 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // Deactivation and a change of role end the user's sessions; reactivation revives none of them.
     await this.transactions.run('update user', async (manager) => {
+      const removals: FieldError[] = [];
+      if (dto.role === 'user')
+        removals.push(lastAdmin('role', 'the last active admin cannot lose the admin role'));
+      if (dto.is_active === false)
+        removals.push(lastAdmin('is_active', 'the last active admin cannot be deactivated'));
+      await keepAnActiveAdmin(manager, id, removals);
       const before = await manager.findOne(User, { select: { id: true, role: true }, where: { id } });
       const result = await manager.update(
         User,
@@ -196,7 +209,14 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
   async remove(id: number, actor: AuthUser): Promise<void> {
     assertSelfOrAdmin(id, actor);
     await this.transactions.run('delete user', async (manager) => {
-      const result = await manager.softDelete(User, { id, deletedAt: IsNull() });
+      await keepAnActiveAdmin(manager, id, [lastAdmin('id', 'the last active admin cannot be deleted')]);
+      const now = new Date();
+      const result = await manager.update(
+        User,
+        { id, deletedAt: IsNull() },
+        // Dates given: softDelete() writes CURRENT_TIMESTAMP, which has whole seconds on SQLite.
+        { deletedAt: now, updatedAt: now },
+      );
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
       await this.orders.cancelPendingOf(manager, id);
@@ -212,4 +232,31 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
 
 function assertSelfOrAdmin(id: number, actor: AuthUser): void {
   assertOwnerOrAdmin(actor, id, { hide: false, forbidden: 'You may only access your own user record' });
+}
+
+const lastAdmin = (field: string, message: string): FieldError => ({ field, rule: 'lastAdmin', message });
+
+/**
+ * Refuses with `refusals` a change that would take user `id` out of the active admins when it is the last one.
+ * The rows of the active admins and of the user are locked first, in ascending id order, before anything else is
+ * written, and the decision is taken on what the lock reads: of two admins demoting each other at once, the
+ * second waits for the first and then sees its change. (An admin promoted after the first read is not counted,
+ * which can only refuse, never leave none.)
+ */
+async function keepAnActiveAdmin(tx: Tx, id: number, refusals: FieldError[]): Promise<void> {
+  if (refusals.length === 0) return;
+  const admins = await tx.find(User, { select: { id: true }, where: { role: 'admin', isActive: true } });
+  const locked = await forUpdate(
+    tx
+      .getRepository(User)
+      .createQueryBuilder('u')
+      .select(['u.id', 'u.role', 'u.isActive'])
+      .where('u.id IN (:...ids)', { ids: [id, ...admins.map((admin) => admin.id)] })
+      .orderBy('u.id', 'ASC'),
+  ).getMany();
+  const activeAdmin = (user: User) => user.role === 'admin' && user.isActive;
+  const target = locked.find((user) => user.id === id);
+  if (target === undefined || !activeAdmin(target)) return;
+  if (!locked.some((user) => user.id !== id && activeAdmin(user)))
+    throw new ValidationFailedException(refusals);
 }

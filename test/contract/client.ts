@@ -7,7 +7,12 @@ import type { components, paths } from './.generated/api.js';
 type FieldError = components['schemas']['FieldErrorDto'];
 type Product = components['schemas']['ProductResponseDto'];
 
-const api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+let api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+
+/** Points the client at a running service (the contract test runs these functions against one). */
+export function useService(baseUrl: string): void {
+  api = createClient<paths>({ baseUrl });
+}
 
 export async function login(username: string, password: string): Promise<string> {
   const { data, error } = await api.POST('/api/v1/login', { body: { username, password } });
@@ -30,6 +35,32 @@ export async function listProducts(
   const firstId: number | undefined = data.data[0]?.id;
   const created: string | undefined = data.data[0]?.created_at;
   return firstId === undefined && created === undefined ? { items: [], pages } : { items: data.data, pages };
+}
+
+type Category = components['schemas']['CategoryResponseDto'];
+
+/** A category menu: the top-level categories, then a category page's products with those of its subcategories. */
+export async function categoryPage(
+  token: string,
+  slug: string,
+): Promise<{ menu: Category[]; products: Product[] } | FieldError[]> {
+  const headers = { Authorization: `Bearer ${token}` };
+  const menu = await api.GET('/api/v1/categories', { params: { query: { parent_id: 0 } }, headers });
+  if (menu.error !== undefined) throw new Error(menu.error.data.details);
+  const found = await api.GET('/api/v1/categories', { params: { query: { slug } }, headers });
+  if (found.error !== undefined) throw new Error(found.error.data.details);
+  const category: Category | undefined = found.data.data[0];
+  if (category === undefined) return { menu: menu.data.data, products: [] };
+  const parent: number | null = category.parent_id;
+  const { data, error, response } = await api.GET('/api/v1/products', {
+    params: { query: { category_id: category.id, include_descendants: true } },
+    headers,
+  });
+  if (error !== undefined) {
+    if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+    throw new Error(error.data.details);
+  }
+  return { menu: parent === null ? menu.data.data : [], products: data.data };
 }
 
 /** Places an order; a 400 comes back as the list of field errors, for a form to show beside each field. */
@@ -55,6 +86,32 @@ export async function placeOrder(
     orderNumber: `${data.data.order_number} ${total}`,
     replayed: response.headers.has('Idempotent-Replayed'),
   };
+}
+
+/** A back office's quick add: only the required fields (no description, no stock). */
+export async function addProduct(
+  token: string,
+  name: string,
+  price: number,
+  categoryId: number,
+): Promise<number> {
+  const { data, error } = await api.POST('/api/v1/products', {
+    body: { name, price, category_id: categoryId },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.id;
+}
+
+/** A partial update: the price alone. */
+export async function changePrice(token: string, id: number, price: number): Promise<number> {
+  const { data, error } = await api.PUT('/api/v1/products/{id}', {
+    params: { path: { id } },
+    body: { price },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.price;
 }
 
 type Deleted = paths['/api/v1/products/{id}']['delete']['responses'][200]['content']['application/json'];
@@ -108,4 +165,36 @@ export async function verifyEmail(token: string, bearer: string, userId: number)
   if (error !== undefined) throw new Error(error.data.details);
   const verified: boolean = data.data.email_verified;
   return verified;
+}
+
+type Delivery = components['schemas']['WebhookDeliveryResponseDto'];
+
+/** An integration's set-up: registers its endpoint, keeps the secret, and lists the failed deliveries to retry. */
+export async function registerWebhook(token: string, url: string): Promise<{ id: number; secret: string }> {
+  const { data, error } = await api.POST('/api/v1/admin/webhooks', {
+    body: { url, events: ['order.created', 'order.paid'], description: 'ERP' },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return { id: data.data.id, secret: data.data.secret };
+}
+
+export async function retryFailedDeliveries(token: string, webhookId: number): Promise<Delivery[]> {
+  const auth = { Authorization: `Bearer ${token}` };
+  const { data, error } = await api.GET('/api/v1/admin/webhooks/{id}/deliveries', {
+    params: { path: { id: webhookId }, query: { page: 1, page_size: 100 } },
+    headers: auth,
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const retried: Delivery[] = [];
+  for (const delivery of data.data.filter((item) => item.status === 'failed')) {
+    const retry = await api.POST('/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
+      params: { path: { id: webhookId, deliveryId: delivery.id } },
+      headers: auth,
+    });
+    if (retry.error !== undefined) throw new Error(retry.error.data.details);
+    const status: 'pending' | 'succeeded' | 'failed' = retry.data.data.status;
+    if (status === 'pending') retried.push(retry.data.data);
+  }
+  return retried;
 }

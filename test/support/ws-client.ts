@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { TestApp } from './test-app.js';
 
@@ -97,12 +97,8 @@ export class TestSocket {
    * first `sent` bytes of its payload (spaces), as a client that sends a big frame slowly.
    */
   writePartialFrame(length: number, sent: number): void {
-    const header = Buffer.alloc(14);
-    header[0] = 0x81; // FIN, text
-    header[1] = 0x80 | 127; // masked, 64-bit length
-    header.writeBigUInt64BE(BigInt(length), 2);
-    const mask = randomBytes(4);
-    mask.copy(header, 10);
+    const header = textFrameHeader(length);
+    const mask = header.subarray(10);
     const payload = Buffer.alloc(sent, ' ').map((byte, i) => byte ^ mask[i % 4]);
     this.tcp.write(Buffer.concat([header, payload]));
   }
@@ -120,6 +116,16 @@ export class TestSocket {
     if (this.socket.readyState !== WebSocket.CLOSED) this.socket.close();
     await this.closed;
   }
+}
+
+/** The header of a masked text frame announcing `length` bytes (64-bit length); its last 4 bytes are the mask. */
+function textFrameHeader(length: number): Buffer {
+  const header = Buffer.alloc(14);
+  header[0] = 0x81; // FIN, text
+  header[1] = 0x80 | 127; // masked, 64-bit length
+  header.writeBigUInt64BE(BigInt(length), 2);
+  randomBytes(4).copy(header, 10);
+  return header;
 }
 
 const wsUrl = (t: Pick<TestApp, 'url'>, token?: string) =>
@@ -147,4 +153,87 @@ export function refusedHandshake(
       });
     });
   });
+}
+
+/**
+ * A WebSocket client on a bare TCP connection that never answers the server's close frame and never
+ * closes its side (half-open allowed): the client an abuser writes. It reports the code of the server's
+ * close frame; whether the server then lets go of the TCP connection is for the test to check.
+ */
+export class UnresponsiveClient {
+  private received = Buffer.alloc(0);
+  private upgraded = false;
+  /** The status code of the server's close frame. */
+  readonly closeCode: Promise<number>;
+  private onCloseFrame!: (code: number) => void;
+
+  private constructor(private readonly tcp: Socket) {
+    this.closeCode = new Promise((resolve) => (this.onCloseFrame = resolve));
+    tcp.on('data', (chunk: Buffer) => {
+      this.received = Buffer.concat([this.received, chunk]);
+      this.readFrames();
+    });
+    tcp.on('error', () => undefined);
+  }
+
+  static async open(t: Pick<TestApp, 'url'>, token: string): Promise<UnresponsiveClient> {
+    const { hostname, port } = new URL(t.url);
+    const tcp = connect({ host: hostname, port: Number(port), allowHalfOpen: true });
+    const client = new UnresponsiveClient(tcp);
+    await new Promise<void>((resolve, reject) => {
+      tcp.once('connect', () => resolve());
+      tcp.once('error', reject);
+    });
+    tcp.write(
+      `GET /api/v1/ws?token=${encodeURIComponent(token)} HTTP/1.1\r\nHost: ${hostname}:${port}\r\n` +
+        `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
+        `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
+    );
+    for (let i = 0; i < 200 && !client.upgraded; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (!client.upgraded) throw new Error('the handshake was not answered with 101');
+    return client;
+  }
+
+  /** Sends `frame` (JSON) `times` times in one write, as masked text frames. */
+  sendText(frame: object, times = 1): void {
+    const payload = Buffer.from(JSON.stringify(frame));
+    const header = Buffer.from([0x81, 0x80 | payload.length]); // payloads under 126 bytes
+    const mask = randomBytes(4);
+    const masked = payload.map((byte, i) => byte ^ mask[i % 4]);
+    this.tcp.write(Buffer.concat(Array.from({ length: times }, () => Buffer.concat([header, mask, masked]))));
+  }
+
+  /** Announces a text frame of `length` bytes (64-bit length) and sends none of it. */
+  announceFrame(length: number): void {
+    this.tcp.write(textFrameHeader(length));
+  }
+
+  destroy(): void {
+    this.tcp.destroy();
+  }
+
+  private readFrames(): void {
+    if (!this.upgraded) {
+      const end = this.received.indexOf('\r\n\r\n');
+      if (end === -1) return;
+      if (!this.received.subarray(0, 12).toString().startsWith('HTTP/1.1 101')) return;
+      this.upgraded = true;
+      this.received = this.received.subarray(end + 4);
+    }
+    // Server frames are unmasked; the server's are small, or announce a 16-bit length.
+    while (this.received.length >= 2) {
+      let length = this.received[1] & 0x7f;
+      let offset = 2;
+      if (length === 126) {
+        if (this.received.length < 4) return;
+        length = this.received.readUInt16BE(2);
+        offset = 4;
+      }
+      if (this.received.length < offset + length) return;
+      if ((this.received[0] & 0x0f) === 0x8) this.onCloseFrame(this.received.readUInt16BE(offset));
+      this.received = this.received.subarray(offset + length);
+    }
+  }
 }

@@ -6,7 +6,7 @@ import { CodePointLength, NormalizedIdentifier } from '../../common/validation.j
 export class LoginDto {
   @ApiProperty({
     example: 'jane_doe',
-    description: 'Username or email, NFKC-normalised like at registration',
+    description: 'Username (not the email), NFKC-normalised and matched ignoring case like at registration',
   })
   @NormalizedIdentifier()
   @IsString()

@@ -7,6 +7,9 @@ import {
   Optional,
 } from '../../common/validation.js';
 
+/** The characters a username may have once NFKC-normalised. */
+export const USERNAME_CHARACTERS = /^[A-Za-z0-9_.-]+$/;
+
 export class RegisterDto {
   @ApiProperty({
     minLength: 3,
@@ -19,7 +22,7 @@ export class RegisterDto {
   @IsString()
   @CodePointLength(3, 32)
   @NoInvisibleCharacters()
-  @Matches(/^[A-Za-z0-9_.-]+$/, { message: 'username may contain only letters, digits, _ . and -' })
+  @Matches(USERNAME_CHARACTERS, { message: 'username may contain only letters, digits, _ . and -' })
   username: string;
 
   @ApiProperty({

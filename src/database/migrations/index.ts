@@ -9,8 +9,11 @@ import { IndexOrdersForBackOffice1763800600000 } from './1763800600000-index-ord
 import { CreateUploads1763800700000 } from './1763800700000-create-uploads.js';
 import { IndexProductSearchAndSorts1763800800000 } from './1763800800000-index-product-search-and-sorts.js';
 import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-state.js';
+import { RecordRotatedRefreshTokens1763800950000 } from './1763800950000-record-rotated-refresh-tokens.js';
 import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-events.js';
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
+import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
+import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
 import { CreateAccountTokens1763801300000 } from './1763801300000-create-account-tokens.js';
 
 // Migrations in the order they apply; a new migration is appended here.
@@ -25,7 +28,10 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateUploads1763800700000,
   IndexProductSearchAndSorts1763800800000,
   CreateCatalogState1763800900000,
+  RecordRotatedRefreshTokens1763800950000,
   CreateOutboxEvents1763801000000,
   CreateJobs1763801100000,
+  CreateCategories1763801200000,
+  CreateWebhooks1763801250000,
   CreateAccountTokens1763801300000,
 ];

@@ -123,7 +123,7 @@ export class AdminOrderListQueryDto extends PageQueryDto {
   @MaxLength(100)
   search?: string;
 
-  @ApiPropertyOptional({ enum: ADMIN_ORDER_SORTS, default: '-created_at' })
+  @ApiPropertyOptional({ enum: ADMIN_ORDER_SORTS, description: 'Default: -created_at' })
   @Optional()
   @IsIn(ADMIN_ORDER_SORTS)
   sort: AdminOrderSort = '-created_at';

@@ -42,7 +42,11 @@ export class CreateProductDto {
   @CodePointLength(1, 200)
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
+  @ApiPropertyOptional({
+    maxLength: 5000,
+    example: 'Porcelain, 90 ml',
+    description: 'Default on create: "" (empty)',
+  })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
@@ -54,14 +58,27 @@ export class CreateProductDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 25,
+    description: 'Default on create: 0',
+  })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
   stock?: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, example: 3 })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    example: 3,
+    description:
+      'An unknown id creates a placeholder category (`Category N`, slug `category-N`); with ' +
+      'CATEGORIES_STRICT=true it is a 400 instead',
+  })
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
@@ -116,13 +133,21 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   })
   search?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, description: 'Products of exactly this category' })
   @Optional()
   @ToInteger()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
   category_id?: number;
+
+  @ApiPropertyOptional({
+    description: 'With category_id: the products of that category and of every category below it',
+  })
+  @Optional()
+  @ToBoolean()
+  @IsBoolean()
+  include_descendants?: boolean;
 
   @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
   @Optional()

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { ColumnMetadata, EntityMetadata } from 'typeorm';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { sampleFile } from './support/multipart.js';
+import { orderBody, postOrder } from './support/orders.js';
+import { createProduct } from './support/products.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+/** A `WHERE` on the primary key of a row just created through the API. */
+type RowKey = Record<string, string | number>;
+
+/**
+ * Rule (docs/api.md, Conventions): every timestamp keeps its milliseconds, on both databases. Checked for every
+ * date column of every entity the data source knows: a new entity with a date column and no way here to create
+ * a row of it fails the test until one is added.
+ */
+describe('timestamps keep milliseconds in every date column of every entity', () => {
+  let t: TestApp;
+  let admin: Account;
+  const sqlite = () => t.dataSource.options.type === 'better-sqlite3';
+
+  beforeAll(async () => {
+    t = await startTestApp(ADMIN_ENV);
+    admin = await loginAdmin(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  // Creates one row of a table through the API, as a client would.
+  const creators: Record<string, () => Promise<RowKey>> = {
+    users: async () => ({ id: (await createAccount(t)).id }),
+    products: async () => ({ id: (await createProduct(t, admin.token)).id }),
+    orders: async () => {
+      const product = await createProduct(t, admin.token);
+      const buyer = await createAccount(t);
+      const res = await postOrder(t, buyer.token, orderBody([[product.id, 1]])).expect(201);
+      return { id: res.body.data.id };
+    },
+    sessions: async () => {
+      const account = await createAccount(t);
+      const [row] = await t.dataSource.query(
+        'SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC LIMIT 1',
+        [account.id],
+      );
+      return { id: row.id };
+    },
+    uploads: async () => {
+      const res = await request(t.url)
+        .post('/api/v1/upload')
+        .auth(admin.token, { type: 'bearer' })
+        .attach('file', sampleFile('image/png'), { filename: 'a.png', contentType: 'image/png' })
+        .expect(200);
+      return { path: res.body.data.filename };
+    },
+  };
+
+  const dateColumns = (metadata: EntityMetadata): ColumnMetadata[] =>
+    metadata.columns.filter((column) => column.type === 'datetime' || column.type === Date);
+
+  const readRow = async (table: string, columns: ColumnMetadata[], key: RowKey) => {
+    const [[name, value]] = Object.entries(key);
+    const list = columns.map((column) => column.databaseName).join(', ');
+    const [row] = await t.dataSource.query(`SELECT ${list} FROM ${table} WHERE ${name} = ?`, [value]);
+    return row as Record<string, Date | string | null>;
+  };
+
+  /** On SQLite the stored text itself (`2026-11-25 06:56:50.123`); on MySQL the column's fractional digits. */
+  const expectMilliseconds = async (table: string, column: string, value: Date | string | null) => {
+    if (sqlite()) {
+      expect({ table, column, value }).toEqual({
+        table,
+        column,
+        value: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/),
+      });
+    } else {
+      const [info] = await t.dataSource.query(
+        'SELECT DATETIME_PRECISION AS digits FROM information_schema.COLUMNS ' +
+          'WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+        [table, column],
+      );
+      expect({ table, column, digits: Number(info.digits) }).toEqual({ table, column, digits: 3 });
+      expect(value).toBeInstanceOf(Date);
+    }
+  };
+
+  it('a freshly created row of every entity: each timestamp it has is stored with milliseconds', async () => {
+    const tables = t.dataSource.entityMetadatas.filter((metadata) => dateColumns(metadata).length > 0);
+    expect(tables.map((metadata) => metadata.tableName).sort()).toEqual(Object.keys(creators).sort());
+    for (const metadata of tables) {
+      const columns = dateColumns(metadata);
+      const before = Date.now();
+      const key = await creators[metadata.tableName]();
+      const after = Date.now();
+      const row = await readRow(metadata.tableName, columns, key);
+      for (const column of columns) {
+        const value = row[column.databaseName];
+        if (value === null) continue; // not set at creation (deleted_at, revoked_at)
+        await expectMilliseconds(metadata.tableName, column.databaseName, value);
+        // A creation time cut to whole seconds lands before the request began (but in its first millisecond).
+        if (['created_at', 'updated_at', 'last_used_at'].includes(column.databaseName)) {
+          const at = typeof value === 'string' ? Date.parse(`${value.replace(' ', 'T')}Z`) : value.getTime();
+          const name = `${metadata.tableName}.${column.databaseName}`;
+          expect({ name, at, before, after, within: at >= before && at <= after }).toMatchObject({
+            within: true,
+          });
+        }
+      }
+    }
+  });
+
+  it('the API shows them: created_at of a new user is the stored instant, milliseconds included', async () => {
+    const account = await createAccount(t);
+    const user = await request(t.url)
+      .get(`/api/v1/users/${account.id}`)
+      .auth(account.token, { type: 'bearer' })
+      .expect(200);
+    const [stored] = await t.dataSource.query('SELECT created_at FROM users WHERE id = ?', [account.id]);
+    const storedAt =
+      typeof stored.created_at === 'string' ? `${stored.created_at.replace(' ', 'T')}Z` : stored.created_at;
+    expect(user.body.data.created_at).toBe(new Date(storedAt).toISOString());
+    expect(user.body.data.created_at).toBe(user.body.data.updated_at);
+  });
+
+  it('soft deletion of a user and a product writes deleted_at and updated_at with milliseconds', async () => {
+    for (const [table, key, path] of [
+      ['users', { id: (await createAccount(t)).id }, 'users'],
+      ['products', { id: (await createProduct(t, admin.token)).id }, 'products'],
+    ] as const) {
+      await request(t.url)
+        .delete(`/api/v1/${path}/${key.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(200);
+      const metadata = t.dataSource.entityMetadatas.find((m) => m.tableName === table)!;
+      const row = await readRow(table, dateColumns(metadata), key);
+      expect(row.deleted_at).not.toBeNull();
+      for (const [column, value] of Object.entries(row)) await expectMilliseconds(table, column, value);
+    }
+  });
+});
