@@ -502,7 +502,7 @@ describe('accounts from before e-mail verification', () => {
   beforeAll(async () => {
     // The schema as it was just before the migration that adds email_verified, with one account in it.
     database = await createTestDatabase();
-    const options = buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url }));
+    const options = await buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url }));
     const before = migrations.slice(0, migrations.indexOf(CreateAccountTokens1763801300000));
     const old = new DataSource({ ...options, migrations: before } as DataSourceOptions);
     await old.initialize();
