@@ -1,4 +1,5 @@
 import { Category } from '../categories/category.entity.js';
+import { AccountToken } from '../auth/account-token.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -19,4 +20,5 @@ export const entities: Array<new () => object> = [
   Webhook,
   WebhookDelivery,
   Category,
+  AccountToken,
 ];
