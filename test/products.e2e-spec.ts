@@ -14,6 +14,8 @@ const PRODUCT_FIELDS = [
   'stock',
   'category_id',
   'image',
+  'images',
+  'slug',
   'is_active',
   'created_at',
   'updated_at',
@@ -461,7 +463,20 @@ describe('products', () => {
   });
 
   describe('bad input never produces a 500', () => {
-    it.each(['abc', '-1', '0', '1.5', '99999999999', '%20'])(
+    it('GET /products/abc looks for the slug abc (404); PUT and DELETE take ids only (400 naming id)', async () => {
+      const read = await api().get('/api/v1/products/abc').auth(admin.token, { type: 'bearer' }).expect(404);
+      expect(read.body.data.details).toBe('Product abc not found');
+      for (const method of ['put', 'delete'] as const) {
+        const res = await api()
+          [method]('/api/v1/products/abc')
+          .auth(admin.token, { type: 'bearer' })
+          .send({});
+        expect(res.status).toBe(400);
+        expect(res.body.data.details).toMatch(/^id /);
+      }
+    });
+
+    it.each(['-1', '0', '1.5', '99999999999', '%20', 'a_b'])(
       'GET/PUT/DELETE /products/%s is 400 naming id',
       async (id) => {
         for (const method of ['get', 'put', 'delete'] as const) {

@@ -8,11 +8,52 @@ import type { Product } from './product.entity.js';
  * text works on SQLite and MySQL/MariaDB: `is_active = 1` and `IS TRUE` match how both store a true boolean, and
  * timestamps are bound as UTC text (`sqlDatetime`). docs/benchmarks.md gives their EXPLAIN.
  */
-const COLUMNS =
-  'id, name, description, price_cents, stock, category_id, image, is_active, created_at, updated_at';
+export const PRODUCT_COLUMNS = [
+  'id',
+  'name',
+  'description',
+  'price_cents',
+  'stock',
+  'category_id',
+  'image',
+  'slug',
+  'is_active',
+  'created_at',
+  'updated_at',
+].map((column) => `p.${column}`);
 
-export const PRODUCT_BY_ID = `SELECT ${COLUMNS} FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1`;
-export const ACTIVE_PRODUCT_BY_ID = `SELECT ${COLUMNS} FROM products WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1`;
+/**
+ * A product with its images, one row per image (or one row with null image columns), in position order: one
+ * statement for a product read.
+ */
+const withImages = (where: string) =>
+  `SELECT ${PRODUCT_COLUMNS.join(', ')}, i.path AS image_path, i.alt AS image_alt, i.position AS image_position ` +
+  `FROM products p LEFT JOIN product_images i ON i.product_id = p.id ` +
+  `WHERE ${where} AND p.deleted_at IS NULL ORDER BY i.position`;
+
+export const PRODUCT_BY_ID = withImages('p.id = ?');
+export const ACTIVE_PRODUCT_BY_ID = withImages('p.id = ? AND p.is_active = 1');
+export const PRODUCT_BY_SLUG = withImages('p.slug = ?');
+export const ACTIVE_PRODUCT_BY_SLUG = withImages('p.slug = ? AND p.is_active = 1');
+
+const imagesOfStatements: string[] = [];
+/** The images of `count` products, in product and position order. */
+export function imagesOf(count: number): string {
+  imagesOfStatements[count] ??=
+    'SELECT product_id, path, alt, position FROM product_images ' +
+    `WHERE product_id IN (${placeholders(count)}) ORDER BY product_id, position`;
+  return imagesOfStatements[count];
+}
+
+export const DELETE_IMAGES = 'DELETE FROM product_images WHERE product_id = ?';
+export const INSERT_IMAGE =
+  'INSERT INTO product_images (product_id, path, alt, position) VALUES (?, ?, ?, ?)';
+export const SET_IMAGE = 'UPDATE products SET image = ? WHERE id = ?';
+/** The slugs a new slug may collide with: `base` and `base-<anything>`. */
+export const SLUGS_LIKE = 'SELECT slug FROM products WHERE slug = ? OR slug LIKE ?';
+/** A deleted product gives its slug up (the unique index covers live products only so). */
+export const RELEASE_SLUG = 'UPDATE products SET slug = NULL WHERE id = ?';
+export const SET_SEARCH_TEXT = 'UPDATE products SET search_text = ? WHERE id = ?';
 
 /**
  * `is_active IS TRUE` rather than `= 1`: with `=`, MariaDB reaches the row through the (is_active, deleted_at)
@@ -41,6 +82,7 @@ export interface ProductRow {
   stock: number;
   category_id: number;
   image: string;
+  slug: string | null;
   is_active: number | boolean;
   created_at: Date | string;
   updated_at: Date | string;
@@ -55,9 +97,43 @@ export function productFromRow(row: ProductRow): Product {
     stock: Number(row.stock),
     categoryId: Number(row.category_id),
     image: row.image,
+    slug: row.slug,
     isActive: Boolean(row.is_active),
     createdAt: dateFromRow(row.created_at),
     updatedAt: dateFromRow(row.updated_at),
     deletedAt: null,
   };
+}
+
+export interface ProductImageRow {
+  image_path: string | null;
+  image_alt: string | null;
+  image_position: number | string | null;
+}
+
+/** The images of a product read by PRODUCT_BY_ID and the like (null columns: no image). */
+export function imagesFromRows(rows: ProductImageRow[]): ProductImage[] {
+  return rows
+    .filter((row) => row.image_path !== null)
+    .map((row) => ({
+      url: row.image_path as string,
+      alt: row.image_alt ?? '',
+      position: Number(row.image_position),
+    }));
+}
+
+export interface ProductImage {
+  url: string;
+  alt: string;
+  position: number;
+}
+
+/**
+ * The search text of a product's variants: each SKU as written and joined with `_` (one word: `TSHIRT-BLK-M`
+ * is found by `TSHIRT_BLK_M` and, split by the search, by its parts), and each title.
+ */
+export function searchTextOf(variants: Array<{ sku: string; title: string }>): string {
+  return variants
+    .flatMap((variant) => [variant.sku, variant.sku.replace(/[^\p{L}\p{M}\p{N}_]+/gu, '_'), variant.title])
+    .join(' ');
 }

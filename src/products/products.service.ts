@@ -7,12 +7,15 @@ import { decodeCursor, encodeCursor, pageWindow } from '../common/pagination.js'
 import { fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { isUniqueViolation } from '../database/errors.js';
 import { changedRows } from '../database/raw-query.js';
+import { freeSlug, slugify } from '../common/slug.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import {
   CreateProductDto,
+  type ProductImageInputDto,
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
@@ -36,14 +39,30 @@ import {
 import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
+  ACTIVE_PRODUCT_BY_SLUG,
+  DELETE_IMAGES,
   GIVE_STOCK_BACK,
+  imagesFromRows,
+  INSERT_IMAGE,
   namesAndPricesOf,
   PRODUCT_BY_ID,
+  PRODUCT_BY_SLUG,
   productFromRow,
+  type ProductImage,
+  type ProductImageRow,
   ProductRow,
+  RELEASE_SLUG,
+  SET_IMAGE,
+  SLUGS_LIKE,
   STOCK_STATE,
   TAKE_STOCK,
 } from './product-statements.js';
+
+/** Attempts at a create whose generated slug a concurrent create took first. */
+const SLUG_ATTEMPTS = 5;
+
+/** A product's images as written: the upload path and its alt, in position order. */
+type ImageInput = Required<ProductImageInputDto>;
 
 /** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
 const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
@@ -74,27 +93,83 @@ export class ProductsService implements ProductCatalog {
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
-    const product = this.products.create({
-      name: dto.name,
-      description: dto.description ?? '',
-      priceCents: toCents(dto.price),
-      stock: dto.stock ?? 0,
-      categoryId: dto.category_id,
-      image: '',
-      isActive: true,
-    });
-    await this.transactions.run('create product', async (manager) => {
-      await manager.insert(Product, product);
-      await ProductListTotals.catalogChanged(manager);
-    });
-    return toProductResponse(await this.findOrFail(product.id, true));
+    const images = imageInputs(dto.images ?? []);
+    const baseSlug = slugify(dto.name, 'product');
+    for (let attempt = 1; ; attempt += 1) {
+      const product = this.products.create({
+        name: dto.name,
+        description: dto.description ?? '',
+        priceCents: toCents(dto.price),
+        stock: dto.stock ?? 0,
+        categoryId: dto.category_id,
+        image: images[0]?.url ?? '',
+        isActive: true,
+      });
+      try {
+        await this.transactions.run('create product', async (manager) => {
+          await this.holdImages(manager, images);
+          product.slug = dto.slug ?? (await this.freeSlugFor(manager, baseSlug));
+          await manager.insert(Product, product);
+          await this.writeImages(manager, product.id, images);
+          await ProductListTotals.catalogChanged(manager);
+        });
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        if (dto.slug !== undefined) throw slugTaken(dto.slug);
+        // A concurrent create took the generated slug between the look-up and the insert: look again.
+        if (attempt === SLUG_ATTEMPTS) throw error;
+        continue;
+      }
+      return this.read(product.id, true);
+    }
+  }
+
+  /** `base`, or with the first numeric suffix no product has (deleted products have given theirs up). */
+  private async freeSlugFor(manager: Tx, base: string): Promise<string> {
+    const rows: Array<{ slug: string }> = await manager.query(SLUGS_LIKE, [base, `${base}-%`]);
+    return freeSlug(
+      base,
+      rows.map((row) => row.slug),
+    );
+  }
+
+  /**
+   * Checks every image's file inside the product write's transaction, in path order (concurrent writes lock the
+   * upload rows in the same order), so that none can be removed before the write commits.
+   */
+  private async holdImages(manager: Tx, images: ImageInput[], field = 'images'): Promise<void> {
+    const order = images.map((image, index) => ({ path: image.url, index }));
+    order.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const { path, index } of order) {
+      if (!(await this.uploads.holdForProduct(manager, path))) {
+        const name = field === 'image' ? 'image' : `images.${index}.url`;
+        throw fieldError(
+          name,
+          'uploadedFile',
+          `${name} must be the filename of a file uploaded through /upload`,
+        );
+      }
+    }
+  }
+
+  /** Replaces the product's images and sets `image` to the first one's path. */
+  private async writeImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
+    await changedRows(manager, DELETE_IMAGES, [productId]);
+    for (const [position, image] of images.entries()) {
+      await changedRows(manager, INSERT_IMAGE, [productId, image.url, image.alt, position]);
+    }
+    await changedRows(manager, SET_IMAGE, [images[0]?.url ?? '', productId]);
   }
 
   async list(
     query: ProductListQueryDto,
     actor: AuthUser | undefined,
   ): Promise<Paginated<ProductResponseDto>> {
+    const ids = query.ids === undefined ? undefined : this.batchIds(query.ids);
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    if (ids !== undefined && query.cursor !== undefined) {
+      throw fieldError('cursor', 'cursorIds', 'cursor is not available with ids: the batch is one page');
+    }
     const isAdmin = actor?.role === 'admin';
     if (query.is_active !== undefined && !isAdmin) {
       throw new ForbiddenException('Only an admin may filter by is_active');
@@ -103,7 +178,7 @@ export class ProductsService implements ProductCatalog {
       throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
     }
     const searching = query.search !== undefined && query.search.trim() !== '';
-    const sort = query.sort ?? (searching ? 'relevance' : 'id');
+    const sort = query.sort ?? (searching && ids === undefined ? 'relevance' : 'id');
     if (sort === 'relevance' && !searching) {
       throw fieldError('sort', 'relevanceNeedsSearch', 'sort=relevance needs a search');
     }
@@ -123,7 +198,17 @@ export class ProductsService implements ProductCatalog {
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
       searchWords: words,
+      slug: query.slug,
+      ids,
     };
+    if (ids !== undefined) {
+      const { products } = await this.listQuery.page(filter, { sort, limit: ids.length, offset: 0 });
+      if (query.sort === undefined) {
+        const rank = new Map(ids.map((id, index) => [id, index]));
+        products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
+      }
+      return new Paginated(products, products.length, 1, ids.length, null);
+    }
     const offset = after === undefined ? skip : 0;
     const { products, last, matched } = await this.listQuery.page(filter, {
       sort,
@@ -140,49 +225,85 @@ export class ProductsService implements ProductCatalog {
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
   }
 
-  async get(id: number, actor: AuthUser | undefined): Promise<ProductResponseDto> {
-    return toProductResponse(await this.findOrFail(id, actor?.role === 'admin'));
+  /** The ids of `?ids=`, repeats dropped, in the order asked: at most PAGE_SIZE_MAX, each a valid id. */
+  private batchIds(text: string): number[] {
+    const ids = [...new Set(text.split(',').map(Number))];
+    if (ids.some((id) => id < 1 || id > 2_147_483_647)) {
+      throw fieldError('ids', 'isId', 'ids must be integers from 1 to 2147483647');
+    }
+    if (ids.length > this.config.pageSizeMax) {
+      throw fieldError('ids', 'maxItems', `ids must name at most ${this.config.pageSizeMax} products`);
+    }
+    return ids;
   }
 
+  /** A product by id, or by slug (a non-numeric path segment). */
+  get(key: number | string, actor: AuthUser | undefined): Promise<ProductResponseDto> {
+    return this.read(key, actor?.role === 'admin');
+  }
+
+  private async read(key: number | string, includeInactive: boolean): Promise<ProductResponseDto> {
+    const { product, images } = await this.findOrFail(key, includeInactive);
+    return toProductResponse(product, images);
+  }
+
+  /**
+   * `images` replaces the list (and `image` then must be its first url); `image` alone replaces the first image
+   * ("" removes it). Either way `image` ends up the first image's path.
+   */
   async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+    const images = dto.images === undefined ? undefined : imageInputs(dto.images);
+    if (images !== undefined && dto.image !== undefined && dto.image !== (images[0]?.url ?? '')) {
+      throw fieldError('image', 'firstImage', 'image must be the url of the first of images ("" with none)');
+    }
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
       priceCents: dto.price === undefined ? undefined : toCents(dto.price),
       stock: dto.stock,
       categoryId: dto.category_id,
-      image: dto.image,
+      slug: dto.slug,
       isActive: dto.is_active,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    // One transaction with the check of the image, so that the file cannot be removed in between.
-    const result = await this.transactions.run('update product', async (manager) => {
-      if (
-        dto.image !== undefined &&
-        dto.image !== '' &&
-        !(await this.uploads.holdForProduct(manager, dto.image))
-      ) {
-        throw fieldError(
-          'image',
-          'uploadedFile',
-          'image must be the filename of a file uploaded through /upload',
+    // One transaction with the check of the images, so that no file can be removed in between.
+    try {
+      await this.transactions.run('update product', async (manager) => {
+        if (images !== undefined) await this.holdImages(manager, images);
+        else if (dto.image !== undefined && dto.image !== '') {
+          await this.holdImages(manager, [{ url: dto.image, alt: '' }], 'image');
+        }
+        const updated = await manager.update(
+          Product,
+          { id, deletedAt: IsNull() },
+          { ...defined, updatedAt: new Date() },
         );
-      }
-      const updated = await manager.update(
-        Product,
-        { id, deletedAt: IsNull() },
-        { ...defined, updatedAt: new Date() },
-      );
-      await ProductListTotals.catalogChanged(manager);
-      return updated;
-    });
-    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
-    return toProductResponse(await this.findOrFail(id, true));
+        if (updated.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+        if (images !== undefined) await this.writeImages(manager, id, images);
+        else if (dto.image !== undefined) {
+          const current = await this.imagesOf(manager, id);
+          const rest = current.slice(1).filter((image) => image.url !== dto.image);
+          const first = dto.image === '' ? [] : [{ url: dto.image, alt: '' }];
+          await this.writeImages(manager, id, [...first, ...rest]);
+        }
+        await ProductListTotals.catalogChanged(manager);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && dto.slug !== undefined) throw slugTaken(dto.slug);
+      throw error;
+    }
+    return this.read(id, true);
+  }
+
+  private async imagesOf(manager: Tx, id: number): Promise<ImageInput[]> {
+    const rows: ProductImageRow[] = await manager.query(PRODUCT_BY_ID, [id]);
+    return imagesFromRows(rows).map(({ url, alt }) => ({ url, alt }));
   }
 
   async remove(id: number): Promise<void> {
     const result = await this.transactions.run('delete product', async (manager) => {
       const deleted = await manager.softDelete(Product, { id, deletedAt: IsNull() });
+      if (deleted.affected !== 0) await changedRows(manager, RELEASE_SLUG, [id]);
       await ProductListTotals.catalogChanged(manager);
       return deleted;
     });
@@ -238,12 +359,42 @@ export class ProductsService implements ProductCatalog {
     );
   }
 
-  private async findOrFail(id: number, includeInactive: boolean): Promise<Product> {
-    const [row]: ProductRow[] = await this.products.query(
-      includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID,
-      [id],
-    );
-    if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
-    return productFromRow(row);
+  private async findOrFail(
+    key: number | string,
+    includeInactive: boolean,
+  ): Promise<{ product: Product; images: ProductImage[] }> {
+    const statement =
+      typeof key === 'number'
+        ? includeInactive
+          ? PRODUCT_BY_ID
+          : ACTIVE_PRODUCT_BY_ID
+        : includeInactive
+          ? PRODUCT_BY_SLUG
+          : ACTIVE_PRODUCT_BY_SLUG;
+    const rows: Array<ProductRow & ProductImageRow> = await this.products.query(statement, [key]);
+    if (rows.length === 0) {
+      throw new NotFoundException(`Product ${key} not found`);
+    }
+    return { product: productFromRow(rows[0]), images: imagesFromRows(rows) };
   }
+}
+
+/** The images of a request with their alt defaulted; 400 naming the second of two images of one file. */
+function imageInputs(images: ProductImageInputDto[]): ImageInput[] {
+  const seen = new Set<string>();
+  return images.map((image, index) => {
+    if (seen.has(image.url)) {
+      throw fieldError(
+        `images.${index}.url`,
+        'unique',
+        `images.${index}.url is already an image of the product`,
+      );
+    }
+    seen.add(image.url);
+    return { url: image.url, alt: image.alt ?? '' };
+  });
+}
+
+function slugTaken(slug: string): ValidationFailedException {
+  return fieldError('slug', 'unique', `slug ${slug} is taken by another product`);
 }

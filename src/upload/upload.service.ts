@@ -43,9 +43,17 @@ const bad = (rule: string, details: string) => fieldError(FILE_PART, rule, detai
 /** Orphaned uploads removed per run of the job at most; the next run takes the rest. */
 export const ORPHAN_BATCH = 500;
 
-/** True while no live product has this path as its image (soft-deleted products do not count). */
+/** The live products that show the file at :path: as `image` or as one of their `images`. */
+const PRODUCTS_SHOWING =
+  'SELECT p.id FROM products p WHERE p.image = :path AND p.deleted_at IS NULL UNION ' +
+  'SELECT p.id FROM product_images i INNER JOIN products p ON p.id = i.product_id ' +
+  'WHERE i.path = :path AND p.deleted_at IS NULL';
+
+/** True while no live product shows the file (soft-deleted products do not count). */
 const NOT_A_PRODUCT_IMAGE =
-  'NOT EXISTS (SELECT 1 FROM products p WHERE p.image = :path AND p.deleted_at IS NULL)';
+  'NOT EXISTS (SELECT 1 FROM products p WHERE p.image = :path AND p.deleted_at IS NULL) AND NOT EXISTS ' +
+  '(SELECT 1 FROM product_images i INNER JOIN products p ON p.id = i.product_id ' +
+  'WHERE i.path = :path AND p.deleted_at IS NULL)';
 
 @Injectable()
 export class UploadService implements UploadHolds {
@@ -181,17 +189,14 @@ export class UploadService implements UploadHolds {
         forbidden: 'Only the owner of an upload or an admin may delete it',
       });
       if (!(await this.deleteRowIfUnused(manager, path))) {
-        const product = await manager
-          .createQueryBuilder()
-          .select('p.id', 'id')
-          .from('products', 'p')
-          .where('p.image = :path AND p.deleted_at IS NULL', { path })
-          .orderBy('p.id')
-          .getRawOne<{ id: number }>();
+        const [product]: Array<{ id: number }> = await manager.query(
+          `SELECT MIN(id) AS id FROM (${PRODUCTS_SHOWING.replaceAll(':path', '?')}) showing`,
+          [path, path],
+        );
         throw fieldError(
           'filename',
           'inUse',
-          `the file is the image of product ${product?.id}; give that product another image first`,
+          `the file is an image of product ${product?.id}; remove it from that product's images first`,
         );
       }
       await this.storage.delete(path);
