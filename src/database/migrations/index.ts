@@ -10,6 +10,7 @@ import { CreateUploads1763800700000 } from './1763800700000-create-uploads.js';
 import { IndexProductSearchAndSorts1763800800000 } from './1763800800000-index-product-search-and-sorts.js';
 import { CreateCatalogState1763800900000 } from './1763800900000-create-catalog-state.js';
 import { RecordRotatedRefreshTokens1763801000000 } from './1763801000000-record-rotated-refresh-tokens.js';
+import { CreateProductVariants1763801400000 } from './1763801400000-create-product-variants.js';
 import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000-add-product-images-slugs-and-search-text.js';
 
 // Migrations in the order they apply; a new migration is appended here.
@@ -25,5 +26,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   IndexProductSearchAndSorts1763800800000,
   CreateCatalogState1763800900000,
   RecordRotatedRefreshTokens1763801000000,
+  CreateProductVariants1763801400000,
   AddProductImagesSlugsAndSearchText1763802400000,
 ];
