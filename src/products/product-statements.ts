@@ -1,5 +1,6 @@
 import { dateFromRow } from '../database/timestamps.js';
-import { placeholders } from '../database/raw-query.js';
+import { changedRows, placeholders } from '../database/raw-query.js';
+import type { Tx } from '../database/transaction-runner.js';
 import type { Product } from './product.entity.js';
 
 /**
@@ -53,7 +54,9 @@ export const SET_IMAGE = 'UPDATE products SET image = ? WHERE id = ?';
 export const SLUGS_LIKE = 'SELECT slug FROM products WHERE slug = ? OR slug LIKE ?';
 /** A deleted product gives its slug up (the unique index covers live products only so). */
 export const RELEASE_SLUG = 'UPDATE products SET slug = NULL WHERE id = ?';
-export const SET_SEARCH_TEXT = 'UPDATE products SET search_text = ? WHERE id = ?';
+const SET_SEARCH_TEXT = 'UPDATE products SET search_text = ? WHERE id = ?';
+const LIVE_VARIANT_NAMES =
+  'SELECT sku, title FROM product_variants WHERE product_id = ? AND deleted_at IS NULL ORDER BY position, id';
 
 /**
  * `is_active IS TRUE` rather than `= 1`: with `=`, MariaDB reaches the row through the (is_active, deleted_at)
@@ -136,4 +139,15 @@ export function searchTextOf(variants: Array<{ sku: string; title: string }>): s
   return variants
     .flatMap((variant) => [variant.sku, variant.sku.replace(/[^\p{L}\p{M}\p{N}_]+/gu, '_'), variant.title])
     .join(' ');
+}
+
+/**
+ * Writes the product's search_text from its live variants. Every variant write calls it in its own transaction,
+ * after locking the product row (the product first, as every write of a child does), so the text is exact
+ * whatever the order of concurrent writes, and a search sees the variants of the last commit. Raw SQL: a
+ * change of the search text is not an edit of the product (`updated_at` stays).
+ */
+export async function refreshSearchText(tx: Tx, productId: number): Promise<void> {
+  const variants: Array<{ sku: string; title: string }> = await tx.query(LIVE_VARIANT_NAMES, [productId]);
+  await changedRows(tx, SET_SEARCH_TEXT, [variants.length === 0 ? null : searchTextOf(variants), productId]);
 }

@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { slugify } from '../../common/slug.js';
+import { refreshSearchText } from '../../products/product-statements.js';
 
 /** Products given their slug per statement by the backfill. */
 const SLUG_BATCH = 500;
@@ -85,6 +86,9 @@ export class AddProductImagesSlugsAndSearchText1763802400000 implements Migratio
 
     await backfillSlugs(queryRunner);
     await queryRunner.query('CREATE UNIQUE INDEX UQ_products_slug ON products (slug)');
+    // "Is this file a variant's image?" for the orphan removal and for deletes of uploads.
+    await queryRunner.query('CREATE INDEX IDX_product_variants_image ON product_variants (image)');
+    await backfillSearchText(queryRunner);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
@@ -147,6 +151,21 @@ async function replaceSqliteSearch(queryRunner: QueryRunner, columns: string[]):
      END`,
   );
   await queryRunner.query(`INSERT INTO products_fts (products_fts) VALUES ('rebuild')`);
+}
+
+/** The search text of the products that have variants, SLUG_BATCH products at a time. */
+async function backfillSearchText(queryRunner: QueryRunner): Promise<void> {
+  const manager = queryRunner.manager;
+  let afterId = 0;
+  for (;;) {
+    const rows: Array<{ product_id: number | string }> = await queryRunner.query(
+      'SELECT DISTINCT product_id FROM product_variants WHERE product_id > ? ORDER BY product_id LIMIT ?',
+      [afterId, SLUG_BATCH],
+    );
+    if (rows.length === 0) return;
+    for (const row of rows) await refreshSearchText(manager, Number(row.product_id));
+    afterId = Number(rows[rows.length - 1].product_id);
+  }
 }
 
 /**

@@ -1,0 +1,452 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { sqlDatetime } from '../src/database/timestamps.js';
+import { TransactionRunner } from '../src/database/transaction-runner.js';
+import { refreshSearchText } from '../src/products/product-statements.js';
+import { OrphanUploadRemoval } from '../src/upload/orphan-upload-removal.js';
+import { UploadStorage } from '../src/upload/upload-storage.js';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { concurrentClient } from './support/http.js';
+import { sampleFile } from './support/multipart.js';
+import { createProduct } from './support/products.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+const ORPHAN_TTL_MS = 1000;
+
+interface ProductBody {
+  id: number;
+  name: string;
+  slug: string;
+  image: string;
+  images: Array<{ url: string; alt: string; position: number }>;
+}
+
+describe('product images, slugs, id batches and search over variants', () => {
+  let t: TestApp;
+  let admin: Account;
+  let user: Account;
+  const api = () => request(t.url);
+  const asAdmin = (req: request.Test) => req.auth(admin.token, { type: 'bearer' });
+  const post = (body: object) => asAdmin(api().post('/api/v1/products')).send(body);
+  const put = (id: number, body: object) => asAdmin(api().put(`/api/v1/products/${id}`)).send(body);
+  const read = async (id: number): Promise<ProductBody> =>
+    (await asAdmin(api().get(`/api/v1/products/${id}`)).expect(200)).body.data;
+  const base = { description: 'd', price: 5, stock: 3, category_id: 1 };
+
+  /** The product_images rows of a product, as [path, alt, position]. */
+  const imageRows = async (productId: number) =>
+    (
+      await t.dataSource.query(
+        'SELECT path, alt, position FROM product_images WHERE product_id = ? ORDER BY position',
+        [productId],
+      )
+    ).map((row: { path: string; alt: string; position: number | string }) => [
+      row.path,
+      row.alt,
+      Number(row.position),
+    ]);
+  const productColumn = async (id: number, column: string) =>
+    (await t.dataSource.query(`SELECT ${column} AS v FROM products WHERE id = ?`, [id]))[0].v;
+
+  async function upload(owner: Account = admin): Promise<string> {
+    const res = await api()
+      .post('/api/v1/upload')
+      .auth(owner.token, { type: 'bearer' })
+      .attach('file', sampleFile('image/png', 1024), { filename: 'p.png', contentType: 'image/png' })
+      .expect(200);
+    return res.body.data.filename;
+  }
+
+  function expectFieldError(res: request.Response, field: string, rule: string): void {
+    expect(res.status).toBe(400);
+    expect(res.body.data.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, rule })]));
+  }
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      UPLOAD_ORPHAN_TTL: `${ORPHAN_TTL_MS / 1000}s`,
+      UPLOAD_ORPHAN_INTERVAL: '24h', // the tests run the job themselves
+      PRODUCT_TOTALS_TTL: '0',
+    });
+    admin = await loginAdmin(t);
+    user = await createAccount(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  describe('images', () => {
+    it('a create takes images in order: positions from 0, alt defaults to "", image is the first url', async () => {
+      const [a, b, c] = [await upload(), await upload(), await upload()];
+      const res = await post({
+        ...base,
+        name: 'Gallery',
+        images: [{ url: b, alt: 'Front' }, { url: a }, { url: c, alt: 'Back' }],
+      }).expect(201);
+      const expected = [
+        { url: b, alt: 'Front', position: 0 },
+        { url: a, alt: '', position: 1 },
+        { url: c, alt: 'Back', position: 2 },
+      ];
+      expect(res.body.data).toMatchObject({ image: b, images: expected });
+      expect(await read(res.body.data.id)).toMatchObject({ image: b, images: expected });
+      expect(await imageRows(res.body.data.id)).toEqual([
+        [b, 'Front', 0],
+        [a, '', 1],
+        [c, 'Back', 2],
+      ]);
+      const list = await asAdmin(api().get(`/api/v1/products?ids=${res.body.data.id}`)).expect(200);
+      expect(list.body.data[0].images).toEqual(expected);
+    });
+
+    it('a product without images has images [] and image ""', async () => {
+      const created = await createProduct(t, admin.token, { name: 'Plain' });
+      expect(await read(created.id)).toMatchObject({ image: '', images: [] });
+      expect(await imageRows(created.id)).toEqual([]);
+    });
+
+    it('PUT images replaces the list and image follows; image alone replaces the first; "" removes it', async () => {
+      const [a, b, c] = [await upload(), await upload(), await upload()];
+      const { id } = await createProduct(t, admin.token, { name: 'Reordered' });
+      await put(id, {
+        images: [
+          { url: a, alt: 'A' },
+          { url: b, alt: 'B' },
+        ],
+      }).expect(200);
+      const swapped = await put(id, {
+        images: [
+          { url: b, alt: 'B' },
+          { url: a, alt: 'A' },
+        ],
+      }).expect(200);
+      expect(swapped.body.data).toMatchObject({
+        image: b,
+        images: [
+          { url: b, alt: 'B', position: 0 },
+          { url: a, alt: 'A', position: 1 },
+        ],
+      });
+
+      // The seed's way: `image` alone replaces the first image, the others stay.
+      const replaced = await put(id, { image: c }).expect(200);
+      expect(replaced.body.data.image).toBe(c);
+      expect(await imageRows(id)).toEqual([
+        [c, '', 0],
+        [a, 'A', 1],
+      ]);
+      // Setting a later image as `image` moves it first, without a second copy.
+      await put(id, { image: a }).expect(200);
+      expect(await imageRows(id)).toEqual([[a, '', 0]]);
+      await put(id, { images: [{ url: a }, { url: c }] }).expect(200);
+      const removed = await put(id, { image: '' }).expect(200);
+      expect(removed.body.data).toMatchObject({ image: c, images: [{ url: c, alt: '', position: 0 }] });
+      await put(id, { images: [] }).expect(200);
+      expect(await read(id)).toMatchObject({ image: '', images: [] });
+      expect(await productColumn(id, 'image')).toBe('');
+    });
+
+    it('refuses image and images that disagree, a file not uploaded, a file twice, too many, a long alt: nothing changes', async () => {
+      const [a, b] = [await upload(), await upload()];
+      const { id } = await createProduct(t, admin.token, { name: 'Guarded' });
+      await put(id, { images: [{ url: a, alt: 'kept' }] }).expect(200);
+      const before = await read(id);
+
+      expectFieldError(await put(id, { image: b, images: [{ url: a }] }), 'image', 'firstImage');
+      const notUploaded = await put(id, { images: [{ url: b }, { url: '2020/01/abcdefgh12345678.png' }] });
+      expectFieldError(notUploaded, 'images.1.url', 'uploadedFile');
+      expect(notUploaded.body.data.details).toBe(
+        'images.1.url must be the filename of a file uploaded through /upload',
+      );
+      expectFieldError(await put(id, { images: [{ url: a }, { url: a }] }), 'images.1.url', 'unique');
+      expectFieldError(await put(id, { images: [{ url: 'x/../../etc' }] }), 'images.0.url', 'matches');
+      const many = Array.from({ length: 21 }, () => ({ url: a }));
+      expectFieldError(await put(id, { images: many }), 'images', 'arrayMaxSize');
+      expectFieldError(
+        await put(id, { images: [{ url: a, alt: 'x'.repeat(256) }] }),
+        'images.0.alt',
+        'maxLength',
+      );
+      expectFieldError(await put(id, { images: [null] }), 'images', 'isObject');
+      expectFieldError(
+        await post({ ...base, name: 'Refused', images: [{ url: '2020/01/abcdefgh12345678.png' }] }),
+        'images.0.url',
+        'uploadedFile',
+      );
+      const users = await api()
+        .put(`/api/v1/products/${id}`)
+        .auth(user.token, { type: 'bearer' })
+        .send({ images: [{ url: b }] })
+        .expect(403);
+      expect(users.body.code).toBe(403);
+
+      expect(await read(id)).toEqual(before);
+      expect(await imageRows(id)).toEqual([[a, 'kept', 0]]);
+      const named: Array<{ n: number | string }> = await t.dataSource.query(
+        "SELECT COUNT(*) AS n FROM products WHERE name = 'Refused'",
+      );
+      expect(Number(named[0].n)).toBe(0);
+    });
+
+    it('refuses to delete an upload that is a later image of a product, naming it; allows it once removed', async () => {
+      const owner = await createAccount(t);
+      const [first, second] = [await upload(owner), await upload(owner)];
+      const { id } = await createProduct(t, admin.token, { name: 'Shows two' });
+      await put(id, { images: [{ url: first }, { url: second }] }).expect(200);
+
+      const refused = await api()
+        .delete(`/api/v1/uploads/${second}`)
+        .auth(owner.token, { type: 'bearer' })
+        .expect(400);
+      const message = `the file is an image of product ${id}; remove it from that product's images first`;
+      expect(refused.body.data).toEqual({
+        details: message,
+        errors: [{ field: 'filename', rule: 'inUse', message }],
+      });
+      expect(await t.app.get(UploadStorage).exists(second)).toBe(true);
+
+      await put(id, { images: [{ url: first }] }).expect(200);
+      await api().delete(`/api/v1/uploads/${second}`).auth(owner.token, { type: 'bearer' }).expect(200);
+      expect(await t.app.get(UploadStorage).exists(second)).toBe(false);
+    });
+
+    it("the orphan job keeps every image's file and a live variant's image, and removes them once unused", async () => {
+      const job = t.app.get(OrphanUploadRemoval);
+      const later = () => new Date(Date.now() + ORPHAN_TTL_MS + 1000);
+      const [first, second, variantImage, orphan] = [
+        await upload(),
+        await upload(),
+        await upload(),
+        await upload(),
+      ];
+      const { id } = await createProduct(t, admin.token, { name: 'Kept files' });
+      await put(id, { images: [{ url: first }, { url: second }] }).expect(200);
+      await t.dataSource.query(
+        'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock, image) ' +
+          "VALUES (?, 'KEPT-1', 'kept-1', 'Kept', '{}', 'k', 100, 1, ?)",
+        [id, variantImage],
+      );
+
+      await job.run(later());
+      const storage = t.app.get(UploadStorage);
+      expect(await storage.exists(orphan)).toBe(false);
+      for (const kept of [first, second, variantImage]) expect(await storage.exists(kept)).toBe(true);
+      const refused = await api()
+        .delete(`/api/v1/uploads/${variantImage}`)
+        .auth(admin.token, { type: 'bearer' });
+      expectFieldError(refused, 'filename', 'inUse');
+
+      await asAdmin(api().delete(`/api/v1/products/${id}`)).expect(200);
+      await job.run(later());
+      for (const gone of [first, second, variantImage]) expect(await storage.exists(gone)).toBe(false);
+    });
+  });
+
+  describe('slugs', () => {
+    it('are generated from the name: lowercase ASCII, hyphens, a numeric suffix on a collision', async () => {
+      const lamp = await post({ ...base, name: 'Desk Lamp' }).expect(201);
+      const again = await post({ ...base, name: 'desk  lamp!' }).expect(201);
+      const third = await post({ ...base, name: 'Desk-Lamp' }).expect(201);
+      expect([lamp, again, third].map((res) => res.body.data.slug)).toEqual([
+        'desk-lamp',
+        'desk-lamp-2',
+        'desk-lamp-3',
+      ]);
+      expect((await post({ ...base, name: 'Crème Brûlée, 250 g' }).expect(201)).body.data.slug).toBe(
+        'creme-brulee-250-g',
+      );
+      expect((await post({ ...base, name: '2024' }).expect(201)).body.data.slug).toBe('product-2024');
+      expect((await post({ ...base, name: '茶' }).expect(201)).body.data.slug).toBe('product');
+      expect(await productColumn(lamp.body.data.id, 'slug')).toBe('desk-lamp');
+    });
+
+    it('are settable (upper case lowered), unique ignoring case, validated; a rename keeps the slug', async () => {
+      const set = await post({ ...base, name: 'Reading light', slug: 'Reading-Light-XL' }).expect(201);
+      expect(set.body.data.slug).toBe('reading-light-xl');
+      const id = set.body.data.id;
+
+      const taken = await post({ ...base, name: 'Other', slug: 'READING-light-xl' });
+      expectFieldError(taken, 'slug', 'unique');
+      expect(taken.body.data.details).toBe('slug reading-light-xl is taken by another product');
+      for (const bad of ['a--b', '-a', '123', 'a b', 'a_b', 'ü-lamp', '']) {
+        expectFieldError(
+          await post({ ...base, name: 'Bad', slug: bad }),
+          'slug',
+          bad === '' ? 'minLength' : 'matches',
+        );
+      }
+      const other = await createProduct(t, admin.token, { name: 'Other lamp' });
+      expectFieldError(await put(other.id, { slug: 'reading-light-xl' }), 'slug', 'unique');
+      expect(await productColumn(other.id, 'slug')).toBe('other-lamp');
+
+      const renamed = await put(id, { name: 'Reading lamp' }).expect(200);
+      expect(renamed.body.data.slug).toBe('reading-light-xl');
+      expect((await put(id, { slug: 'reading-lamp' }).expect(200)).body.data.slug).toBe('reading-lamp');
+    });
+
+    it('GET /products?slug= gives the list of that product or an empty one; GET /products/{slug} reads it', async () => {
+      const { body } = await post({ ...base, name: 'Standing Desk' }).expect(201);
+      const found = await api()
+        .get('/api/v1/products?slug=Standing-Desk')
+        .auth(user.token, { type: 'bearer' })
+        .expect(200);
+      expect(found.body.data.map((p: ProductBody) => p.id)).toEqual([body.data.id]);
+      expect(found.body.meta).toMatchObject({ page: 1, total: 1 });
+      const none = await api()
+        .get('/api/v1/products?slug=no-such-desk')
+        .auth(user.token, { type: 'bearer' })
+        .expect(200);
+      expect(none.body).toMatchObject({ data: [], meta: { total: 0 } });
+
+      const bySlug = await api()
+        .get('/api/v1/products/standing-desk')
+        .auth(user.token, { type: 'bearer' })
+        .expect(200);
+      expect(bySlug.body.data).toEqual(await read(body.data.id));
+      await api().get('/api/v1/products/STANDING-DESK').auth(user.token, { type: 'bearer' }).expect(200);
+      const missing = await api()
+        .get('/api/v1/products/no-such-desk')
+        .auth(user.token, { type: 'bearer' })
+        .expect(404);
+      expect(missing.body.data.details).toBe('Product no-such-desk not found');
+
+      // An inactive product is as invisible to users by slug as by id.
+      await put(body.data.id, { is_active: false }).expect(200);
+      await api().get('/api/v1/products/standing-desk').auth(user.token, { type: 'bearer' }).expect(404);
+      const hidden = await api()
+        .get('/api/v1/products?slug=standing-desk')
+        .auth(user.token, { type: 'bearer' })
+        .expect(200);
+      expect(hidden.body.data).toEqual([]);
+      await asAdmin(api().get('/api/v1/products/standing-desk')).expect(200);
+    });
+
+    it('a deleted product gives its slug up', async () => {
+      const { body } = await post({ ...base, name: 'Wall Clock' }).expect(201);
+      await asAdmin(api().delete(`/api/v1/products/${body.data.id}`)).expect(200);
+      expect(await productColumn(body.data.id, 'slug')).toBeNull();
+      expect((await post({ ...base, name: 'Wall clock' }).expect(201)).body.data.slug).toBe('wall-clock');
+    });
+
+    it('concurrent creates of one name get distinct slugs', async () => {
+      const agent = concurrentClient();
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, () => post({ ...base, name: 'Same Name' }).agent(agent)),
+        );
+        expect(results.map((res) => res.status)).toEqual(Array(6).fill(201));
+        const slugs = results.map((res) => (res.body as { data: ProductBody }).data.slug).sort();
+        expect(slugs).toEqual([
+          'same-name',
+          'same-name-2',
+          'same-name-3',
+          'same-name-4',
+          'same-name-5',
+          'same-name-6',
+        ]);
+      } finally {
+        agent.destroy();
+      }
+    });
+  });
+
+  describe('GET /products?ids=', () => {
+    it('gives the visible products of the ids in the order asked, unknown, repeated and hidden ones left out', async () => {
+      const a = await createProduct(t, admin.token, { name: 'Batch A', price: 30 });
+      const b = await createProduct(t, admin.token, { name: 'Batch B', price: 10 });
+      const c = await createProduct(t, admin.token, { name: 'Batch C', price: 20 });
+      await put(b.id, { is_active: false }).expect(200);
+      const asked = `${c.id},999999,${a.id},${b.id},${c.id}`;
+
+      const users = await api()
+        .get(`/api/v1/products?ids=${asked}`)
+        .auth(user.token, { type: 'bearer' })
+        .expect(200);
+      expect(users.body.data.map((p: ProductBody) => p.id)).toEqual([c.id, a.id]);
+      expect(users.body.meta).toEqual({ page: 1, page_size: 4, total: 2, total_page: 1, next_cursor: null });
+      const admins = await asAdmin(api().get(`/api/v1/products?ids=${asked}`)).expect(200);
+      expect(admins.body.data.map((p: ProductBody) => p.id)).toEqual([c.id, a.id, b.id]);
+
+      const byPrice = await asAdmin(api().get(`/api/v1/products?ids=${asked}&sort=price`)).expect(200);
+      expect(byPrice.body.data.map((p: ProductBody) => p.id)).toEqual([b.id, c.id, a.id]);
+      const filtered = await asAdmin(api().get(`/api/v1/products?ids=${asked}&min_price=25`)).expect(200);
+      expect(filtered.body.data.map((p: ProductBody) => p.id)).toEqual([a.id]);
+    });
+
+    it('refuses more ids than PAGE_SIZE_MAX, non-integers, 0, a cursor: 400 naming the field', async () => {
+      const max = t.config.pageSizeMax;
+      const ids = (n: number) => Array.from({ length: n }, (_, i) => i + 1).join(',');
+      await asAdmin(api().get(`/api/v1/products?ids=${ids(max)}`)).expect(200);
+      const tooMany = await asAdmin(api().get(`/api/v1/products?ids=${ids(max + 1)}`));
+      expectFieldError(tooMany, 'ids', 'maxItems');
+      expect(tooMany.body.data.details).toBe(`ids must name at most ${max} products`);
+      for (const bad of ['1,a', '1,,2', '1.5', '-1', ' 1', '1,']) {
+        expectFieldError(
+          await asAdmin(api().get(`/api/v1/products?ids=${encodeURIComponent(bad)}`)),
+          'ids',
+          'matches',
+        );
+      }
+      expectFieldError(await asAdmin(api().get('/api/v1/products?ids=0')), 'ids', 'isId');
+      expectFieldError(await asAdmin(api().get('/api/v1/products?ids=2147483648')), 'ids', 'isId');
+      expectFieldError(await asAdmin(api().get('/api/v1/products?ids=1&cursor=abc')), 'cursor', 'cursorIds');
+    });
+  });
+
+  describe('search over variant SKUs and titles', () => {
+    async function addVariant(productId: number, sku: string, title: string): Promise<void> {
+      await t.app.get(TransactionRunner).run('test variant', async (tx) => {
+        await tx.query(
+          'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock) ' +
+            "VALUES (?, ?, ?, ?, '{}', ?, 100, 1)",
+          [productId, sku, sku.toLowerCase(), title, sku],
+        );
+        await refreshSearchText(tx, productId);
+      });
+    }
+    const searchIds = async (text: string) =>
+      (
+        await api()
+          .get(`/api/v1/products?search=${encodeURIComponent(text)}`)
+          .auth(user.token, { type: 'bearer' })
+          .expect(200)
+      ).body.data.map((p: ProductBody) => p.id);
+
+    it('finds a product by a full SKU, its parts, its joined form and a variant title; not after the variant goes', async () => {
+      const shirt = await createProduct(t, admin.token, { name: 'Cotton tee', description: 'Soft' });
+      const other = await createProduct(t, admin.token, { name: 'Cotton socks', description: 'Warm' });
+      const updatedAt = await productColumn(shirt.id, 'updated_at');
+      await addVariant(shirt.id, 'TSHIRT-BLK-M', 'Black Medium');
+      await addVariant(other.id, 'SOCK-WHT-L', 'White Large');
+
+      for (const text of [
+        'TSHIRT-BLK-M',
+        'tshirt-blk-m',
+        'tshirt_blk_m',
+        'blk',
+        'TSHIRT',
+        'black medium',
+        'cotton blk',
+      ]) {
+        expect(await searchIds(text)).toEqual([shirt.id]);
+      }
+      expect(await searchIds('SOCK-WHT')).toEqual([other.id]);
+      expect((await searchIds('cotton')).sort((x: number, y: number) => x - y)).toEqual([shirt.id, other.id]);
+      // The search text is not an edit of the product.
+      expect(await productColumn(shirt.id, 'updated_at')).toEqual(updatedAt);
+
+      await t.app.get(TransactionRunner).run('test variant', async (tx) => {
+        await tx.query('UPDATE product_variants SET deleted_at = ?, sku_key = NULL WHERE product_id = ?', [
+          sqlDatetime(new Date()),
+          shirt.id,
+        ]);
+        await refreshSearchText(tx, shirt.id);
+      });
+      expect(await searchIds('TSHIRT-BLK-M')).toEqual([]);
+      expect(await searchIds('black')).toEqual([]);
+      expect(await productColumn(shirt.id, 'search_text')).toBeNull();
+    });
+  });
+});
