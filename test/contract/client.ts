@@ -79,3 +79,47 @@ export async function health(): Promise<'up'> {
   if (error !== undefined) throw new Error(error.data.details);
   return data.data.database;
 }
+
+/** A product page by its slug (the path segment takes an id or a slug), with its gallery in order. */
+export async function productPage(slug: string): Promise<{ title: string; gallery: string[] }> {
+  const { data, error } = await api.GET('/api/v1/products/{id}', { params: { path: { id: slug } } });
+  if (error !== undefined) throw new Error(error.data.details);
+  const first: string = data.data.image;
+  const gallery: string[] = data.data.images.map((image) => `${image.position}:${image.url}:${image.alt}`);
+  return { title: `${data.data.name} (${data.data.slug})`, gallery: first === '' ? [] : gallery };
+}
+
+/** The slug look-up as a list: one product or none. */
+export async function findBySlug(slug: string): Promise<Product | undefined> {
+  const { data, error } = await api.GET('/api/v1/products', { params: { query: { slug } } });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data[0];
+}
+
+/** A cart page's products in one call, in the cart's order (unknown ids simply absent). */
+export async function cartProducts(token: string, ids: number[]): Promise<Product[]> {
+  const { data, error } = await api.GET('/api/v1/products', {
+    params: { query: { ids: ids.join(',') } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data;
+}
+
+/** Sets a product's images from uploaded files; a refused one comes back as field errors (images.N.url). */
+export async function setImages(
+  token: string,
+  id: number,
+  images: Array<{ url: string; alt?: string }>,
+): Promise<Product | FieldError[]> {
+  const { data, error, response } = await api.PUT('/api/v1/products/{id}', {
+    params: { path: { id } },
+    body: { images },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) {
+    if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+    throw new Error(error.data.details);
+  }
+  return data.data;
+}

@@ -56,7 +56,7 @@ export class ProductImageInputDto {
   @Matches(UPLOADED_PATH, { message: 'url must be a path returned by /upload (YYYY/MM/name.ext)' })
   url: string;
 
-  @ApiPropertyOptional({ maxLength: 255, default: '', example: 'The cup from the side' })
+  @ApiPropertyOptional({ maxLength: 255, example: 'The cup from the side', description: 'Default ""' })
   @Optional()
   @IsString()
   @CodePointLength(0, 255)
@@ -69,7 +69,9 @@ export class CreateProductDto {
   @CodePointLength(1, 200)
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Porcelain, 90 ml' })
+  // Defaults in descriptions, not as `default`: typed clients read a default as a field always sent, and a PUT
+  // (the partial type of this one) leaves an absent field as it is.
+  @ApiPropertyOptional({ maxLength: 5000, example: 'Porcelain, 90 ml', description: 'Default "" on create' })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
@@ -81,7 +83,13 @@ export class CreateProductDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 25 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 25,
+    description: 'Default 0 on create',
+  })
   @Optional()
   @IsInt()
   @Min(0)
