@@ -334,18 +334,13 @@ describe('product images, slugs, id batches and search over variants', () => {
       const agent = concurrentClient();
       try {
         const results = await Promise.all(
-          Array.from({ length: 6 }, () => post({ ...base, name: 'Same Name' }).agent(agent)),
+          Array.from({ length: 12 }, () => post({ ...base, name: 'Same Name' }).agent(agent)),
         );
-        expect(results.map((res) => res.status)).toEqual(Array(6).fill(201));
-        const slugs = results.map((res) => (res.body as { data: ProductBody }).data.slug).sort();
-        expect(slugs).toEqual([
-          'same-name',
-          'same-name-2',
-          'same-name-3',
-          'same-name-4',
-          'same-name-5',
-          'same-name-6',
-        ]);
+        expect(results.map((res) => res.status)).toEqual(Array(12).fill(201));
+        const slugs = results.map((res) => (res.body as { data: ProductBody }).data.slug);
+        expect(new Set(slugs)).toEqual(
+          new Set(['same-name', ...Array.from({ length: 11 }, (_, i) => `same-name-${i + 2}`)]),
+        );
       } finally {
         agent.destroy();
       }
@@ -447,6 +442,59 @@ describe('product images, slugs, id batches and search over variants', () => {
       expect(await searchIds('TSHIRT-BLK-M')).toEqual([]);
       expect(await searchIds('black')).toEqual([]);
       expect(await productColumn(shirt.id, 'search_text')).toBeNull();
+    });
+  });
+
+  describe('the migration on an existing catalogue', () => {
+    it('reverts and applies again: slugs backfilled in id order, image as first image, search text from variants', async () => {
+      const migration = 'AddProductImagesSlugsAndSearchText1763802400000';
+      const image = await upload();
+      await t.dataSource.undoLastMigration();
+      const names: Array<{ name: string }> = await t.dataSource.query(
+        'SELECT name FROM migrations ORDER BY id DESC LIMIT 1',
+      );
+      expect(names[0].name).not.toBe(migration);
+
+      const insert = async (name: string, extra = ''): Promise<number> => {
+        await t.dataSource.query(
+          `INSERT INTO products (name, description, price_cents, stock, category_id, image${extra === '' ? '' : ', deleted_at'}) ` +
+            `VALUES (?, 'old', 100, 1, 1, ?${extra === '' ? '' : ', ?'})`,
+          extra === '' ? [name, name === 'Old Lamp' ? image : ''] : [name, '', extra],
+        );
+        const [row] = await t.dataSource.query('SELECT MAX(id) AS id FROM products');
+        return Number(row.id);
+      };
+      const first = await insert('Old Lamp');
+      const second = await insert('old lamp');
+      const deleted = await insert('Old Lamp', sqlDatetime(new Date()));
+      await t.dataSource.query(
+        'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock) ' +
+          "VALUES (?, 'OLD-LMP-1', 'old-lmp-1', 'Brass finish', '{}', 'o', 100, 1)",
+        [second],
+      );
+
+      await t.dataSource.runMigrations({ transaction: 'each' });
+      const slugOf = (id: number) => productColumn(id, 'slug');
+      expect(await slugOf(first)).toBe('old-lamp');
+      expect(await slugOf(second)).toBe('old-lamp-2');
+      expect(await slugOf(deleted)).toBeNull();
+      const live: Array<{ slug: string | null }> = await t.dataSource.query(
+        'SELECT slug FROM products WHERE deleted_at IS NULL',
+      );
+      expect(live.every((row) => row.slug !== null)).toBe(true);
+      expect(new Set(live.map((row) => row.slug)).size).toBe(live.length);
+      expect(await imageRows(first)).toEqual([[image, '', 0]]);
+      expect(await read(first)).toMatchObject({ image, images: [{ url: image, alt: '', position: 0 }] });
+
+      const search = async (text: string) =>
+        (
+          await asAdmin(api().get(`/api/v1/products?search=${encodeURIComponent(text)}`)).expect(200)
+        ).body.data.map((p: ProductBody) => p.id);
+      expect(await search('OLD-LMP-1')).toEqual([second]);
+      expect(await search('brass')).toEqual([second]);
+      // The full-text index still indexes every word (no stopwords) and new products are still indexed.
+      const fresh = await post({ ...base, name: 'Lamp with a shade' }).expect(201);
+      expect(await search('with a shade')).toEqual([fresh.body.data.id]);
     });
   });
 });

@@ -58,9 +58,6 @@ import {
   TAKE_STOCK,
 } from './product-statements.js';
 
-/** Attempts at a create whose generated slug a concurrent create took first. */
-const SLUG_ATTEMPTS = 5;
-
 /** A product's images as written: the upload path and its alt, in position order. */
 type ImageInput = Required<ProductImageInputDto>;
 
@@ -94,34 +91,35 @@ export class ProductsService implements ProductCatalog {
 
   async create(dto: CreateProductDto): Promise<ProductResponseDto> {
     const images = imageInputs(dto.images ?? []);
-    const baseSlug = slugify(dto.name, 'product');
-    for (let attempt = 1; ; attempt += 1) {
-      const product = this.products.create({
-        name: dto.name,
-        description: dto.description ?? '',
-        priceCents: toCents(dto.price),
-        stock: dto.stock ?? 0,
-        categoryId: dto.category_id,
-        image: images[0]?.url ?? '',
-        isActive: true,
-      });
-      try {
-        await this.transactions.run('create product', async (manager) => {
-          await this.holdImages(manager, images);
-          product.slug = dto.slug ?? (await this.freeSlugFor(manager, baseSlug));
-          await manager.insert(Product, product);
-          await this.writeImages(manager, product.id, images);
+    const product = this.products.create({
+      name: dto.name,
+      description: dto.description ?? '',
+      priceCents: toCents(dto.price),
+      stock: dto.stock ?? 0,
+      categoryId: dto.category_id,
+      image: images[0]?.url ?? '',
+      isActive: true,
+    });
+    try {
+      await this.transactions.run('create product', async (manager) => {
+        await this.holdImages(manager, images);
+        if (dto.slug === undefined) {
+          // The catalogue's generation row first: concurrent creates then choose their slugs one after the
+          // other, each seeing the ones committed before (uploads are locked before it by every product write).
           await ProductListTotals.catalogChanged(manager);
-        });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        if (dto.slug !== undefined) throw slugTaken(dto.slug);
-        // A concurrent create took the generated slug between the look-up and the insert: look again.
-        if (attempt === SLUG_ATTEMPTS) throw error;
-        continue;
-      }
-      return this.read(product.id, true);
+          product.slug = await this.freeSlugFor(manager, slugify(dto.name, 'product'));
+        } else {
+          product.slug = dto.slug;
+        }
+        await manager.insert(Product, product);
+        await this.writeImages(manager, product.id, images);
+        if (dto.slug !== undefined) await ProductListTotals.catalogChanged(manager);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && dto.slug !== undefined) throw slugTaken(dto.slug);
+      throw error;
     }
+    return this.read(product.id, true);
   }
 
   /** `base`, or with the first numeric suffix no product has (deleted products have given theirs up). */

@@ -93,9 +93,9 @@ export class AddProductImagesSlugsAndSearchText1763802400000 implements Migratio
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.driver.options.type === 'mysql';
-    await queryRunner.query(
-      mysql ? 'DROP INDEX UQ_products_slug ON products' : 'DROP INDEX UQ_products_slug',
-    );
+    const on = (table: string) => (mysql ? ` ON ${table}` : '');
+    await queryRunner.query(`DROP INDEX IDX_product_variants_image${on('product_variants')}`);
+    await queryRunner.query(`DROP INDEX UQ_products_slug${on('products')}`);
     if (mysql) {
       await withoutStopwords(queryRunner, async () => {
         await queryRunner.query('ALTER TABLE `products` DROP INDEX `FT_products_search`');
