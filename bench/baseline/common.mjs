@@ -158,7 +158,7 @@ const PRODUCT_COLUMNS =
 const productWithImages = (where) =>
   `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, i.path AS image_path, i.alt AS image_alt, ` +
   'i.position AS image_position FROM products p LEFT JOIN product_images i ON i.product_id = p.id ' +
-  `WHERE ${where} AND p.deleted_at IS NULL ORDER BY i.position`;
+  `WHERE ${where} AND p.deleted_at IS NULL`;
 const MAX_ITEMS = 100;
 const MAX_QUANTITY = 1000;
 const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -236,7 +236,8 @@ export function createHandlers(config, pool) {
     if (rows.length === 0) throw new HttpError(404, `Product ${id} not found`);
     const images = rows
       .filter((row) => row.image_path !== null)
-      .map((row) => ({ url: row.image_path, alt: row.image_alt, position: row.image_position }));
+      .map((row) => ({ url: row.image_path, alt: row.image_alt, position: row.image_position }))
+      .sort((a, b) => a.position - b.position);
     return { status: 200, body: envelope(200, toProduct(rows[0], images)) };
   }
 
