@@ -420,7 +420,14 @@ describe('products', () => {
           { productId: a.id, quantity: 5 },
         ]),
       );
-      expect(reserved.get(a.id)).toEqual({ id: a.id, name: 'Res A', priceCents: 250 });
+      expect(reserved[1]).toEqual({
+        productId: a.id,
+        variantId: null,
+        name: 'Res A',
+        priceCents: 250,
+        sku: null,
+        variantTitle: null,
+      });
       expect((await productRow(a.id)).stock).toBe(0);
       expect((await productRow(b.id)).stock).toBe(0);
     });

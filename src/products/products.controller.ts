@@ -11,6 +11,7 @@ import {
   ProductResponseDto,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import { ProductDetailResponseDto } from './dto/variant.dto.js';
 import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor } from './search-slots.js';
 
@@ -51,11 +52,11 @@ export class ProductsController {
   @Post()
   @Roles('admin')
   @ApiOperation({ summary: 'Create a product (admin)' })
-  @ApiEnvelope(ProductResponseDto, { status: 201 })
+  @ApiEnvelope(ProductDetailResponseDto, { status: 201 })
   @ApiErrors(400, 401, 403, 429, {
     400: { field: 'price', rule: 'min', message: 'price must not be less than 0.01' },
   })
-  create(@Body() dto: CreateProductDto): Promise<ProductResponseDto> {
+  create(@Body() dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.create(dto);
   }
 
@@ -63,14 +64,16 @@ export class ProductsController {
   @CatalogRead()
   @ApiOperation({
     summary: 'Read a product (an inactive one is 404 for users)',
-    description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',
+    description:
+      'With its `options` and `variants` (users see the active variants only). With CATALOG_PUBLIC=true, ' +
+      'callers without a token may read it as a user would.',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  get(@IdParam() id: number, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
+  get(@IdParam() id: number, @CurrentUser() actor: AuthUser | undefined): Promise<ProductDetailResponseDto> {
     return this.products.get(id, actor);
   }
 
@@ -78,9 +81,11 @@ export class ProductsController {
   @Roles('admin')
   @ApiOperation({
     summary: 'Update a product (admin)',
-    description: 'Partial: only the fields sent change; may also set category_id, image and is_active.',
+    description:
+      'Partial: only the fields sent change; may also set category_id, image, is_active and options. With ' +
+      'active variants, `price` and `stock` are theirs: sending either is 400 (rule `derivedFromVariants`).',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 403, 404, 429, {
     400: {
       field: 'image',
@@ -89,7 +94,7 @@ export class ProductsController {
     },
     404: 'Product 12 not found',
   })
-  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
+  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.update(id, dto);
   }
 

@@ -20,12 +20,15 @@ import {
   toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import type { ProductDetailResponseDto } from './dto/variant.dto.js';
 import {
   InsufficientStockException,
   ProductCatalog,
-  type ReservedProduct,
+  type ReservedLine,
   type StockRequest,
 } from './product-catalog.js';
+import type { ProductOption } from './product-options.js';
+import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
 import {
   ProductListFilter,
@@ -37,13 +40,23 @@ import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
   GIVE_STOCK_BACK,
+  HAS_ACTIVE_VARIANTS,
   namesAndPricesOf,
   PRODUCT_BY_ID,
   productFromRow,
   ProductRow,
   STOCK_STATE,
   TAKE_STOCK,
+  TAKE_STOCK_FOR_VARIANT,
 } from './product-statements.js';
+import {
+  GIVE_STOCK_BACK_FOR_VARIANT,
+  GIVE_VARIANT_STOCK_BACK,
+  productsOfVariantsOf,
+  TAKE_VARIANT_STOCK,
+  VARIANT_STOCK_STATE,
+  variantSnapshotsOf,
+} from './variant-statements.js';
 
 /** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
 const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
@@ -71,9 +84,10 @@ export class ProductsService implements ProductCatalog {
     private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
+    private readonly variants: ProductVariants,
   ) {}
 
-  async create(dto: CreateProductDto): Promise<ProductResponseDto> {
+  async create(dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     const product = this.products.create({
       name: dto.name,
       description: dto.description ?? '',
@@ -85,9 +99,12 @@ export class ProductsService implements ProductCatalog {
     });
     await this.transactions.run('create product', async (manager) => {
       await manager.insert(Product, product);
+      if (dto.options !== undefined && dto.options.length > 0) {
+        await this.variants.setOptions(manager, product.id, dto.options);
+      }
       await ProductListTotals.catalogChanged(manager);
     });
-    return toProductResponse(await this.findOrFail(product.id, true));
+    return this.detail(product.id, true);
   }
 
   async list(
@@ -140,11 +157,11 @@ export class ProductsService implements ProductCatalog {
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
   }
 
-  async get(id: number, actor: AuthUser | undefined): Promise<ProductResponseDto> {
-    return toProductResponse(await this.findOrFail(id, actor?.role === 'admin'));
+  async get(id: number, actor: AuthUser | undefined): Promise<ProductDetailResponseDto> {
+    return this.detail(id, actor?.role === 'admin');
   }
 
-  async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+  async update(id: number, dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
@@ -156,7 +173,7 @@ export class ProductsService implements ProductCatalog {
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
     // One transaction with the check of the image, so that the file cannot be removed in between.
-    const result = await this.transactions.run('update product', async (manager) => {
+    await this.transactions.run('update product', async (manager) => {
       if (
         dto.image !== undefined &&
         dto.image !== '' &&
@@ -168,16 +185,27 @@ export class ProductsService implements ProductCatalog {
           'image must be the filename of a file uploaded through /upload',
         );
       }
+      // The row is locked from here on (MySQL): a variant change of this product waits for this transaction.
       const updated = await manager.update(
         Product,
         { id, deletedAt: IsNull() },
         { ...defined, updatedAt: new Date() },
       );
+      if (updated.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+      const derived = (['price', 'stock'] as const).filter((field) => dto[field] !== undefined);
+      if (derived.length > 0 && (await manager.query(HAS_ACTIVE_VARIANTS, [id])).length > 0) {
+        throw new ValidationFailedException(
+          derived.map((field) => ({
+            field,
+            rule: 'derivedFromVariants',
+            message: `${field} of a product with active variants is theirs: change the variants instead`,
+          })),
+        );
+      }
+      if (dto.options !== undefined) await this.variants.setOptions(manager, id, dto.options);
       await ProductListTotals.catalogChanged(manager);
-      return updated;
     });
-    if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
-    return toProductResponse(await this.findOrFail(id, true));
+    return this.detail(id, true);
   }
 
   async remove(id: number): Promise<void> {
@@ -193,37 +221,98 @@ export class ProductsService implements ProductCatalog {
     await this.findOrFail(productId, actor?.role === 'admin');
   }
 
-  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<ReservedLine[]> {
+    const productOf = await this.productsOfVariants(tx, requests);
+    const lines = requests.map((request) => ({
+      request,
+      productId: request.variantId == null ? request.productId! : productOf.get(request.variantId)!,
+    }));
+    const lockOrder = [...lines].sort(
+      (a, b) => a.productId - b.productId || (a.request.variantId ?? 0) - (b.request.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
-      if (taken === 0) throw await this.whyNotReservable(tx, productId, quantity);
+    for (const { request, productId } of lockOrder) {
+      const { variantId, quantity } = request;
+      if (variantId == null) {
+        const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
+        if (taken === 0) throw await this.whyNotReservable(tx, request, productId);
+        continue;
+      }
+      const taken =
+        (await changedRows(tx, TAKE_STOCK_FOR_VARIANT, [quantity, now, productId, quantity])) > 0 &&
+        (await changedRows(tx, TAKE_VARIANT_STOCK, [quantity, now, variantId, quantity])) > 0;
+      if (!taken) throw await this.whyNotReservable(tx, request, productId);
     }
-    const rows: Array<{ id: number; name: string; price_cents: number }> = await tx.query(
-      namesAndPricesOf(sorted.length),
-      sorted.map((request) => request.productId),
-    );
-    return new Map(
-      rows.map((row) => [
-        Number(row.id),
-        { id: Number(row.id), name: row.name, priceCents: Number(row.price_cents) },
-      ]),
-    );
+
+    const productIds = lines.filter((line) => line.request.variantId == null).map((line) => line.productId);
+    const products: Array<{ id: number; name: string; price_cents: number }> =
+      productIds.length === 0 ? [] : await tx.query(namesAndPricesOf(productIds.length), productIds);
+    const variantIds = [...productOf.keys()];
+    const variants: Array<{ id: number; name: string; price_cents: number; sku: string; title: string }> =
+      variantIds.length === 0 ? [] : await tx.query(variantSnapshotsOf(variantIds.length), variantIds);
+    const productRows = new Map(products.map((row) => [Number(row.id), row]));
+    const variantRows = new Map(variants.map((row) => [Number(row.id), row]));
+    return lines.map(({ request, productId }) => {
+      const variant = request.variantId == null ? undefined : variantRows.get(request.variantId)!;
+      const row = variant ?? productRows.get(productId)!;
+      return {
+        productId,
+        variantId: request.variantId ?? null,
+        name: row.name,
+        priceCents: Number(row.price_cents),
+        sku: variant?.sku ?? null,
+        variantTitle: variant?.title ?? null,
+      };
+    });
   }
 
   async releaseStock(tx: Tx, requests: StockRequest[]): Promise<void> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+    const lockOrder = [...requests].sort(
+      (a, b) => a.productId! - b.productId! || (a.variantId ?? 0) - (b.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
+    for (const { productId, variantId, quantity } of lockOrder) {
+      if (variantId == null) {
+        await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
+        continue;
+      }
+      await changedRows(tx, GIVE_STOCK_BACK_FOR_VARIANT, [quantity, now, productId, variantId]);
+      await changedRows(tx, GIVE_VARIANT_STOCK_BACK, [quantity, now, variantId]);
     }
+  }
+
+  /**
+   * The product of each variant requested (one read, before any lock: a variant never changes product); 400
+   * for an unknown variant or a product_id that is not the variant's.
+   */
+  private async productsOfVariants(tx: Tx, requests: StockRequest[]): Promise<Map<number, number>> {
+    const byVariant = requests.filter((request) => request.variantId != null);
+    if (byVariant.length === 0) return new Map();
+    const rows: Array<{ id: number; product_id: number }> = await tx.query(
+      productsOfVariantsOf(byVariant.length),
+      byVariant.map((request) => request.variantId),
+    );
+    const productOf = new Map(rows.map((row) => [Number(row.id), Number(row.product_id)]));
+    for (const { variantId, productId, item = 0 } of byVariant) {
+      const actual = productOf.get(variantId!);
+      if (actual === undefined) {
+        throw fieldError(`items.${item}.variant_id`, 'variantExists', `Variant ${variantId} not found`);
+      }
+      if (productId !== undefined && productId !== actual) {
+        throw fieldError(
+          `items.${item}.product_id`,
+          'matchesVariant',
+          `items.${item}.product_id must be ${actual}, the product of variant ${variantId}, or be left out`,
+        );
+      }
+    }
+    return productOf;
   }
 
   private async whyNotReservable(
     manager: EntityManager,
+    { variantId, quantity, item = 0 }: StockRequest,
     productId: number,
-    quantity: number,
   ): Promise<ValidationFailedException> {
     const [product]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
       STOCK_STATE,
@@ -233,9 +322,44 @@ export class ProductsService implements ProductCatalog {
     if (!product.is_active) {
       return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
     }
-    return new InsufficientStockException(
-      `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+    if (variantId == null) {
+      if ((await manager.query(HAS_ACTIVE_VARIANTS, [productId])).length > 0) {
+        return fieldError(
+          `items.${item}.variant_id`,
+          'required',
+          `items.${item}.variant_id is required: product ${productId} has variants`,
+        );
+      }
+      return new InsufficientStockException(
+        `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+      );
+    }
+    const [variant]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
+      VARIANT_STOCK_STATE,
+      [variantId],
     );
+    if (variant === undefined || !variant.is_active) {
+      return fieldError('items', 'variantAvailable', `Variant ${variantId} is not available`);
+    }
+    return new InsufficientStockException(
+      `Variant ${variantId} of product ${productId} has insufficient stock: requested ${quantity}, ` +
+        `available ${Number(variant.stock)}`,
+    );
+  }
+
+  /** The product as its detail shows it: with its options and its variants (the active ones for users). */
+  private async detail(id: number, includeInactive: boolean): Promise<ProductDetailResponseDto> {
+    const [row]: ProductRow[] = await this.products.query(
+      includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID,
+      [id],
+    );
+    if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
+    const options = row.options == null ? [] : (JSON.parse(row.options) as ProductOption[]);
+    return {
+      ...toProductResponse(productFromRow(row)),
+      options,
+      variants: row.options == null ? [] : await this.variants.of(id, includeInactive),
+    };
   }
 
   private async findOrFail(id: number, includeInactive: boolean): Promise<Product> {

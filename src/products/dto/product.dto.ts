@@ -1,7 +1,12 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
   IsBoolean,
+  IsObject,
+  ValidateNested,
   IsIn,
   IsInt,
   IsString,
@@ -36,6 +41,29 @@ export const IsMoney = () =>
 /** A path returned by POST /upload (YYYY/MM/<random>.<ext>), or "" for no image. */
 export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$/;
 
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 100;
+
+export class ProductOptionDto {
+  @ApiProperty({ minLength: 1, maxLength: 50, example: 'Size' })
+  @IsString()
+  @CodePointLength(1, 50)
+  name: string;
+
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_OPTION_VALUES,
+    example: ['S', 'M', 'L'],
+    description: 'Each 1 to 50 characters',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_OPTION_VALUES)
+  @IsString({ each: true })
+  values: string[];
+}
+
 export class CreateProductDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Espresso cup' })
   @IsString()
@@ -66,6 +94,21 @@ export class CreateProductDto {
   @Min(1)
   @Max(2_147_483_647)
   category_id: number;
+
+  @ApiPropertyOptional({
+    type: [ProductOptionDto],
+    maxItems: MAX_OPTIONS,
+    description:
+      'Options its variants choose from. Names unique ignoring case; values unique ignoring case within an ' +
+      'option. With live variants, every one of them must still match (values may be added or reordered).',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_OPTIONS)
+  @IsObject({ each: true, message: 'each value in options must be an object {name, values}' })
+  @ValidateNested({ each: true })
+  @Type(() => ProductOptionDto)
+  options?: ProductOptionDto[];
 }
 
 export class UpdateProductDto extends PartialType(CreateProductDto, { skipNullProperties: false }) {
