@@ -46,14 +46,20 @@ export class CreateVariantDto {
   @Max(PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 10 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000_000,
+    example: 10,
+    description: 'Default 0',
+  })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
   stock?: number;
 
-  @ApiPropertyOptional({ default: true })
+  @ApiPropertyOptional({ description: 'Default true' })
   @Optional()
   @IsBoolean()
   is_active?: boolean;
@@ -62,8 +68,7 @@ export class CreateVariantDto {
     type: 'integer',
     minimum: 0,
     maximum: 10_000,
-    default: 0,
-    description: 'Display order',
+    description: 'Display order, default 0',
   })
   @Optional()
   @IsInt()
