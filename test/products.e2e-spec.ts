@@ -17,6 +17,9 @@ const PRODUCT_FIELDS = [
   'is_active',
   'created_at',
   'updated_at',
+  // The detail's (a create answers with it): [] for a product without options and variants.
+  'options',
+  'variants',
 ].sort();
 
 describe('products', () => {
@@ -68,6 +71,8 @@ describe('products', () => {
       expect(res.body.code).toBe(201);
       expect(Object.keys(res.body.data).sort()).toEqual(PRODUCT_FIELDS);
       expect(res.body.data).toMatchObject({
+        options: [],
+        variants: [],
         name: 'Mug',
         description: 'Stoneware',
         price: 12.5,
