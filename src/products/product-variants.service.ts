@@ -36,6 +36,7 @@ import {
   toVariantResponse,
   UPDATE_PRODUCT_OPTIONS,
   UPDATE_VARIANT,
+  VARIANT_BY_ID,
   VARIANT_OF_PRODUCT,
   type VariantRow,
   VARIANTS_OF_PRODUCT,
@@ -116,21 +117,7 @@ export class ProductVariants {
         // The row tells a product read that there are variants to read.
         await tx.query(INSERT_PRODUCT_OPTIONS, [productId, '[]']);
       }
-      return insertRow(tx, INSERT_VARIANT, [
-        productId,
-        fields.sku,
-        fields.sku.toLowerCase(),
-        fields.title,
-        JSON.stringify(fields.options),
-        combinationKey(options, fields.options),
-        fields.priceCents,
-        fields.stock,
-        fields.isActive,
-        '',
-        fields.position,
-        now,
-        now,
-      ]);
+      return insertRow(tx, INSERT_VARIANT, [productId, ...columnValues(options, fields), '', now, now]);
     });
   }
 
@@ -151,19 +138,7 @@ export class ProductVariants {
         position: dto.position ?? current.position,
       };
       await this.assertAvailable(tx, productId, options, fields, variantId);
-      await tx.query(UPDATE_VARIANT, [
-        fields.sku,
-        fields.sku.toLowerCase(),
-        fields.title,
-        JSON.stringify(fields.options),
-        combinationKey(options, fields.options),
-        fields.priceCents,
-        fields.stock,
-        fields.isActive,
-        fields.position,
-        now,
-        variantId,
-      ]);
+      await tx.query(UPDATE_VARIANT, [...columnValues(options, fields), now, variantId]);
       return variantId;
     });
   }
@@ -253,4 +228,19 @@ export class ProductVariants {
     }
     if (problems.length > 0) throw new ValidationFailedException(problems);
   }
+}
+
+/** The columns sku .. position of INSERT_VARIANT and UPDATE_VARIANT, in their order. */
+function columnValues(options: ProductOption[], fields: VariantFields): unknown[] {
+  return [
+    fields.sku,
+    fields.sku.toLowerCase(),
+    fields.title,
+    JSON.stringify(fields.options),
+    combinationKey(options, fields.options),
+    fields.priceCents,
+    fields.stock,
+    fields.isActive,
+    fields.position,
+  ];
 }

@@ -13,6 +13,8 @@ const COLUMNS =
 export const VARIANTS_OF_PRODUCT = `SELECT ${COLUMNS} FROM product_variants WHERE product_id = ? AND deleted_at IS NULL ORDER BY position, id`;
 export const ACTIVE_VARIANTS_OF_PRODUCT = `SELECT ${COLUMNS} FROM product_variants WHERE product_id = ? AND is_active = 1 AND deleted_at IS NULL ORDER BY position, id`;
 export const VARIANT_OF_PRODUCT = `SELECT ${COLUMNS} FROM product_variants WHERE id = ? AND product_id = ? AND deleted_at IS NULL LIMIT 1`;
+/** A variant just written (deleted or not). */
+export const VARIANT_BY_ID = `SELECT ${COLUMNS} FROM product_variants WHERE id = ?`;
 export const LIVE_VARIANTS =
   'SELECT COUNT(*) AS n FROM product_variants WHERE product_id = ? AND deleted_at IS NULL';
 export const SKU_OWNER = 'SELECT id FROM product_variants WHERE sku_key = ? LIMIT 1';
@@ -21,7 +23,7 @@ export const COMBINATION_OWNER =
 
 export const INSERT_VARIANT =
   'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock, ' +
-  'is_active, image, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'is_active, position, image, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 export const UPDATE_VARIANT =
   'UPDATE product_variants SET sku = ?, sku_key = ?, title = ?, options = ?, option_key = ?, price_cents = ?, ' +
   'stock = ?, is_active = ?, position = ?, updated_at = ? WHERE id = ?';
