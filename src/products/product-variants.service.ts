@@ -171,9 +171,7 @@ export class ProductVariants {
         const variantId = await change(tx, (await this.optionsOf(tx, productId)) ?? [], now);
         await changedRows(tx, REFRESH_DERIVED, [now, productId]);
         await ProductListTotals.catalogChanged(tx);
-        const [row]: VariantRow[] = await tx.query('SELECT * FROM product_variants WHERE id = ?', [
-          variantId,
-        ]);
+        const [row]: VariantRow[] = await tx.query(VARIANT_BY_ID, [variantId]);
         return toVariantResponse(row);
       });
     } catch (error) {
