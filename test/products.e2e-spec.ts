@@ -19,6 +19,9 @@ const PRODUCT_FIELDS = [
   'is_active',
   'created_at',
   'updated_at',
+  // The detail's (a create answers with it): [] for a product without options and variants.
+  'options',
+  'variants',
 ].sort();
 
 describe('products', () => {
@@ -70,6 +73,8 @@ describe('products', () => {
       expect(res.body.code).toBe(201);
       expect(Object.keys(res.body.data).sort()).toEqual(PRODUCT_FIELDS);
       expect(res.body.data).toMatchObject({
+        options: [],
+        variants: [],
         name: 'Mug',
         description: 'Stoneware',
         price: 12.5,
@@ -422,7 +427,14 @@ describe('products', () => {
           { productId: a.id, quantity: 5 },
         ]),
       );
-      expect(reserved.get(a.id)).toEqual({ id: a.id, name: 'Res A', priceCents: 250 });
+      expect(reserved[1]).toEqual({
+        productId: a.id,
+        variantId: null,
+        name: 'Res A',
+        priceCents: 250,
+        sku: null,
+        variantTitle: null,
+      });
       expect((await productRow(a.id)).stock).toBe(0);
       expect((await productRow(b.id)).stock).toBe(0);
     });

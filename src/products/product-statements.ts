@@ -24,13 +24,15 @@ export const PRODUCT_COLUMNS = [
 ].map((column) => `p.${column}`);
 
 /**
- * A product with its images, one row per image (or one row with null image columns): one statement for a
- * product read. The rows are put in position order by `imagesFromRows` (an ORDER BY here costs MariaDB a
- * temporary table and a sort on every read).
+ * A product with its options (NULL for a product that never had any, which then has no variants to read) and
+ * its images, one row per image (or one row with null image columns): one statement for a product read. The
+ * rows are put in position order by `imagesFromRows` (an ORDER BY here costs MariaDB a temporary table and a
+ * sort on every read).
  */
 const withImages = (where: string) =>
-  `SELECT ${PRODUCT_COLUMNS.join(', ')}, i.path AS image_path, i.alt AS image_alt, i.position AS image_position ` +
-  `FROM products p LEFT JOIN product_images i ON i.product_id = p.id ` +
+  `SELECT ${PRODUCT_COLUMNS.join(', ')}, o.options, ` +
+  'i.path AS image_path, i.alt AS image_alt, i.position AS image_position FROM products p ' +
+  'LEFT JOIN product_options o ON o.product_id = p.id LEFT JOIN product_images i ON i.product_id = p.id ' +
   `WHERE ${where} AND p.deleted_at IS NULL`;
 
 export const PRODUCT_BY_ID = withImages('p.id = ?');
@@ -59,14 +61,26 @@ const SET_SEARCH_TEXT = 'UPDATE products SET search_text = ? WHERE id = ?';
 const LIVE_VARIANT_NAMES =
   'SELECT sku, title FROM product_variants WHERE product_id = ? AND deleted_at IS NULL ORDER BY position, id';
 
+/** Whether a product has active variants: its price and stock are then theirs. */
+const NO_ACTIVE_VARIANTS =
+  'NOT EXISTS (SELECT 1 FROM product_variants v WHERE v.product_id = products.id AND v.is_active = 1 ' +
+  'AND v.deleted_at IS NULL)';
+export const HAS_ACTIVE_VARIANTS =
+  'SELECT 1 AS found FROM product_variants WHERE product_id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1';
+
 /**
  * `is_active IS TRUE` rather than `= 1`: with `=`, MariaDB reaches the row through the (is_active, deleted_at)
  * index instead of the primary key.
  */
-export const TAKE_STOCK =
+const TAKE_PRODUCT_STOCK =
   'UPDATE products SET stock = stock - ?, updated_at = ? ' +
   'WHERE id = ? AND stock >= ? AND is_active IS TRUE AND deleted_at IS NULL';
-export const GIVE_STOCK_BACK = 'UPDATE products SET stock = stock + ?, updated_at = ? WHERE id = ?';
+/** An order by product id: refused (no row changed) when the product has active variants. */
+export const TAKE_STOCK = `${TAKE_PRODUCT_STOCK} AND ${NO_ACTIVE_VARIANTS}`;
+/** A product's share of an order by variant: its derived stock, the variant's taken right after. */
+export const TAKE_STOCK_FOR_VARIANT = TAKE_PRODUCT_STOCK;
+/** Stock back to a product; none once it has active variants (its stock is then their sum). */
+export const GIVE_STOCK_BACK = `UPDATE products SET stock = stock + ?, updated_at = ? WHERE id = ? AND ${NO_ACTIVE_VARIANTS}`;
 export const STOCK_STATE =
   'SELECT id, stock, is_active FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1';
 
@@ -90,6 +104,8 @@ export interface ProductRow {
   is_active: number | boolean;
   created_at: Date | string;
   updated_at: Date | string;
+  /** product_options.options (JSON), read with the product by id. */
+  options?: string | null;
 }
 
 export function productFromRow(row: ProductRow): Product {

@@ -12,6 +12,7 @@ import {
   ProductResponseDto,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import { ProductDetailResponseDto } from './dto/variant.dto.js';
 import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor } from './search-slots.js';
 
@@ -64,11 +65,11 @@ export class ProductsController {
       'The slug, when not given, comes from the name (lowercase ASCII, hyphens, `-2`, `-3`… on a collision). ' +
       "`images` are files uploaded through /upload; `image` is the first one's url.",
   })
-  @ApiEnvelope(ProductResponseDto, { status: 201 })
+  @ApiEnvelope(ProductDetailResponseDto, { status: 201 })
   @ApiErrors(400, 401, 403, 429, {
     400: { field: 'price', rule: 'min', message: 'price must not be less than 0.01' },
   })
-  create(@Body() dto: CreateProductDto): Promise<ProductResponseDto> {
+  create(@Body() dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.create(dto);
   }
 
@@ -77,8 +78,9 @@ export class ProductsController {
   @ApiOperation({
     summary: 'Read a product by id or slug (an inactive one is 404 for users)',
     description:
-      'The path segment is the id, or the slug (ignoring case) when it has a letter. With CATALOG_PUBLIC=true, ' +
-      'callers without a token may read it as a user would.',
+      'The path segment is the id, or the slug (ignoring case) when it has a letter. With its `options` and ' +
+      '`variants` (users see the active variants only). With CATALOG_PUBLIC=true, callers without a token may ' +
+      'read it as a user would.',
   })
   @ApiParam({
     name: 'id',
@@ -91,12 +93,15 @@ export class ProductsController {
     },
     example: 'espresso-cup',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  get(@Param('id') key: string, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
+  get(
+    @Param('id') key: string,
+    @CurrentUser() actor: AuthUser | undefined,
+  ): Promise<ProductDetailResponseDto> {
     return this.products.get(idOrSlug(key), actor);
   }
 
@@ -105,11 +110,12 @@ export class ProductsController {
   @ApiOperation({
     summary: 'Update a product (admin)',
     description:
-      'Partial: only the fields sent change; may also set category_id, image and is_active. `images` replaces ' +
-      'the list and `image` becomes its first url; `image` alone replaces the first image ("" removes it). ' +
-      'Renaming keeps the slug.',
+      'Partial: only the fields sent change; may also set category_id, image, images, slug, is_active and ' +
+      'options. `images` replaces the list and `image` becomes its first url; `image` alone replaces the first ' +
+      'image ("" removes it). Renaming keeps the slug. With active variants, `price` and `stock` are theirs: ' +
+      'sending either is 400 (rule `derivedFromVariants`).',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 403, 404, 429, {
     400: {
       field: 'image',
@@ -118,7 +124,7 @@ export class ProductsController {
     },
     404: 'Product 12 not found',
   })
-  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
+  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.update(id, dto);
   }
 

@@ -23,12 +23,15 @@ import {
   toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import type { ProductDetailResponseDto } from './dto/variant.dto.js';
 import {
   InsufficientStockException,
   ProductCatalog,
-  type ReservedProduct,
+  type ReservedLine,
   type StockRequest,
 } from './product-catalog.js';
+import type { ProductOption } from './product-options.js';
+import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
 import {
   ProductListFilter,
@@ -42,13 +45,13 @@ import {
   ACTIVE_PRODUCT_BY_SLUG,
   DELETE_IMAGES,
   GIVE_STOCK_BACK,
+  HAS_ACTIVE_VARIANTS,
   imagesFromRows,
   INSERT_IMAGE,
   namesAndPricesOf,
   PRODUCT_BY_ID,
   PRODUCT_BY_SLUG,
   productFromRow,
-  type ProductImage,
   type ProductImageRow,
   ProductRow,
   RELEASE_SLUG,
@@ -56,7 +59,16 @@ import {
   SLUGS_LIKE,
   STOCK_STATE,
   TAKE_STOCK,
+  TAKE_STOCK_FOR_VARIANT,
 } from './product-statements.js';
+import {
+  GIVE_STOCK_BACK_FOR_VARIANT,
+  GIVE_VARIANT_STOCK_BACK,
+  productsOfVariantsOf,
+  TAKE_VARIANT_STOCK,
+  VARIANT_STOCK_STATE,
+  variantSnapshotsOf,
+} from './variant-statements.js';
 
 /** A product's images as written: the upload path and its alt, in position order. */
 type ImageInput = Required<ProductImageInputDto>;
@@ -87,9 +99,10 @@ export class ProductsService implements ProductCatalog {
     private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
+    private readonly variants: ProductVariants,
   ) {}
 
-  async create(dto: CreateProductDto): Promise<ProductResponseDto> {
+  async create(dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     const images = imageInputs(dto.images ?? []);
     const product = this.products.create({
       name: dto.name,
@@ -113,6 +126,9 @@ export class ProductsService implements ProductCatalog {
         }
         await manager.insert(Product, product);
         await this.writeImages(manager, product.id, images);
+        if (dto.options !== undefined && dto.options.length > 0) {
+          await this.variants.setOptions(manager, product.id, dto.options);
+        }
         if (dto.slug !== undefined) await ProductListTotals.catalogChanged(manager);
       });
     } catch (error) {
@@ -236,20 +252,15 @@ export class ProductsService implements ProductCatalog {
   }
 
   /** A product by id, or by slug (a non-numeric path segment). */
-  get(key: number | string, actor: AuthUser | undefined): Promise<ProductResponseDto> {
+  get(key: number | string, actor: AuthUser | undefined): Promise<ProductDetailResponseDto> {
     return this.read(key, actor?.role === 'admin');
-  }
-
-  private async read(key: number | string, includeInactive: boolean): Promise<ProductResponseDto> {
-    const { product, images } = await this.findOrFail(key, includeInactive);
-    return toProductResponse(product, images);
   }
 
   /**
    * `images` replaces the list (and `image` then must be its first url); `image` alone replaces the first image
    * ("" removes it). Either way `image` ends up the first image's path.
    */
-  async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+  async update(id: number, dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
     const images = dto.images === undefined ? undefined : imageInputs(dto.images);
     if (images !== undefined && dto.image !== undefined && dto.image !== (images[0]?.url ?? '')) {
       throw fieldError('image', 'firstImage', 'image must be the url of the first of images ("" with none)');
@@ -276,7 +287,19 @@ export class ProductsService implements ProductCatalog {
           { id, deletedAt: IsNull() },
           { ...defined, updatedAt: new Date() },
         );
+        // The row is locked from here on (MySQL): a variant change of this product waits for this transaction.
         if (updated.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+        const derived = (['price', 'stock'] as const).filter((field) => dto[field] !== undefined);
+        if (derived.length > 0 && (await manager.query(HAS_ACTIVE_VARIANTS, [id])).length > 0) {
+          throw new ValidationFailedException(
+            derived.map((field) => ({
+              field,
+              rule: 'derivedFromVariants',
+              message: `${field} of a product with active variants is theirs: change the variants instead`,
+            })),
+          );
+        }
+        if (dto.options !== undefined) await this.variants.setOptions(manager, id, dto.options);
         if (images !== undefined) await this.writeImages(manager, id, images);
         else if (dto.image !== undefined) {
           const current = await this.imagesOf(manager, id);
@@ -312,37 +335,98 @@ export class ProductsService implements ProductCatalog {
     await this.findOrFail(productId, actor?.role === 'admin');
   }
 
-  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<ReservedLine[]> {
+    const productOf = await this.productsOfVariants(tx, requests);
+    const lines = requests.map((request) => ({
+      request,
+      productId: request.variantId == null ? request.productId! : productOf.get(request.variantId)!,
+    }));
+    const lockOrder = [...lines].sort(
+      (a, b) => a.productId - b.productId || (a.request.variantId ?? 0) - (b.request.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
-      if (taken === 0) throw await this.whyNotReservable(tx, productId, quantity);
+    for (const { request, productId } of lockOrder) {
+      const { variantId, quantity } = request;
+      if (variantId == null) {
+        const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
+        if (taken === 0) throw await this.whyNotReservable(tx, request, productId);
+        continue;
+      }
+      const taken =
+        (await changedRows(tx, TAKE_STOCK_FOR_VARIANT, [quantity, now, productId, quantity])) > 0 &&
+        (await changedRows(tx, TAKE_VARIANT_STOCK, [quantity, now, variantId, quantity])) > 0;
+      if (!taken) throw await this.whyNotReservable(tx, request, productId);
     }
-    const rows: Array<{ id: number; name: string; price_cents: number }> = await tx.query(
-      namesAndPricesOf(sorted.length),
-      sorted.map((request) => request.productId),
-    );
-    return new Map(
-      rows.map((row) => [
-        Number(row.id),
-        { id: Number(row.id), name: row.name, priceCents: Number(row.price_cents) },
-      ]),
-    );
+
+    const productIds = lines.filter((line) => line.request.variantId == null).map((line) => line.productId);
+    const products: Array<{ id: number; name: string; price_cents: number }> =
+      productIds.length === 0 ? [] : await tx.query(namesAndPricesOf(productIds.length), productIds);
+    const variantIds = [...productOf.keys()];
+    const variants: Array<{ id: number; name: string; price_cents: number; sku: string; title: string }> =
+      variantIds.length === 0 ? [] : await tx.query(variantSnapshotsOf(variantIds.length), variantIds);
+    const productRows = new Map(products.map((row) => [Number(row.id), row]));
+    const variantRows = new Map(variants.map((row) => [Number(row.id), row]));
+    return lines.map(({ request, productId }) => {
+      const variant = request.variantId == null ? undefined : variantRows.get(request.variantId)!;
+      const row = variant ?? productRows.get(productId)!;
+      return {
+        productId,
+        variantId: request.variantId ?? null,
+        name: row.name,
+        priceCents: Number(row.price_cents),
+        sku: variant?.sku ?? null,
+        variantTitle: variant?.title ?? null,
+      };
+    });
   }
 
   async releaseStock(tx: Tx, requests: StockRequest[]): Promise<void> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+    const lockOrder = [...requests].sort(
+      (a, b) => a.productId! - b.productId! || (a.variantId ?? 0) - (b.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
+    for (const { productId, variantId, quantity } of lockOrder) {
+      if (variantId == null) {
+        await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, productId]);
+        continue;
+      }
+      await changedRows(tx, GIVE_STOCK_BACK_FOR_VARIANT, [quantity, now, productId, variantId]);
+      await changedRows(tx, GIVE_VARIANT_STOCK_BACK, [quantity, now, variantId]);
     }
+  }
+
+  /**
+   * The product of each variant requested (one read, before any lock: a variant never changes product); 400
+   * for an unknown variant or a product_id that is not the variant's.
+   */
+  private async productsOfVariants(tx: Tx, requests: StockRequest[]): Promise<Map<number, number>> {
+    const byVariant = requests.filter((request) => request.variantId != null);
+    if (byVariant.length === 0) return new Map();
+    const rows: Array<{ id: number; product_id: number }> = await tx.query(
+      productsOfVariantsOf(byVariant.length),
+      byVariant.map((request) => request.variantId),
+    );
+    const productOf = new Map(rows.map((row) => [Number(row.id), Number(row.product_id)]));
+    for (const { variantId, productId, item = 0 } of byVariant) {
+      const actual = productOf.get(variantId!);
+      if (actual === undefined) {
+        throw fieldError(`items.${item}.variant_id`, 'variantExists', `Variant ${variantId} not found`);
+      }
+      if (productId !== undefined && productId !== actual) {
+        throw fieldError(
+          `items.${item}.product_id`,
+          'matchesVariant',
+          `items.${item}.product_id must be ${actual}, the product of variant ${variantId}, or be left out`,
+        );
+      }
+    }
+    return productOf;
   }
 
   private async whyNotReservable(
     manager: EntityManager,
+    { variantId, quantity, item = 0 }: StockRequest,
     productId: number,
-    quantity: number,
   ): Promise<ValidationFailedException> {
     const [product]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
       STOCK_STATE,
@@ -352,15 +436,48 @@ export class ProductsService implements ProductCatalog {
     if (!product.is_active) {
       return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
     }
+    if (variantId == null) {
+      if ((await manager.query(HAS_ACTIVE_VARIANTS, [productId])).length > 0) {
+        return fieldError(
+          `items.${item}.variant_id`,
+          'required',
+          `items.${item}.variant_id is required: product ${productId} has variants`,
+        );
+      }
+      return new InsufficientStockException(
+        `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+      );
+    }
+    const [variant]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
+      VARIANT_STOCK_STATE,
+      [variantId],
+    );
+    if (variant === undefined || !variant.is_active) {
+      return fieldError('items', 'variantAvailable', `Variant ${variantId} is not available`);
+    }
     return new InsufficientStockException(
-      `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+      `Variant ${variantId} of product ${productId} has insufficient stock: requested ${quantity}, ` +
+        `available ${Number(variant.stock)}`,
     );
   }
 
+  /** The product as its detail shows it: its images, options and variants (the active ones for users). */
+  private async read(key: number | string, includeInactive: boolean): Promise<ProductDetailResponseDto> {
+    const rows = await this.findOrFail(key, includeInactive);
+    const [row] = rows;
+    const options = row.options == null ? [] : (JSON.parse(row.options) as ProductOption[]);
+    return {
+      ...toProductResponse(productFromRow(row), imagesFromRows(rows)),
+      options,
+      variants: row.options == null ? [] : await this.variants.of(Number(row.id), includeInactive),
+    };
+  }
+
+  /** The rows of a product read (one per image), by id or slug; 404 when the actor may not see it. */
   private async findOrFail(
     key: number | string,
     includeInactive: boolean,
-  ): Promise<{ product: Product; images: ProductImage[] }> {
+  ): Promise<Array<ProductRow & ProductImageRow>> {
     const statement =
       typeof key === 'number'
         ? includeInactive
@@ -370,10 +487,8 @@ export class ProductsService implements ProductCatalog {
           ? PRODUCT_BY_SLUG
           : ACTIVE_PRODUCT_BY_SLUG;
     const rows: Array<ProductRow & ProductImageRow> = await this.products.query(statement, [key]);
-    if (rows.length === 0) {
-      throw new NotFoundException(`Product ${key} not found`);
-    }
-    return { product: productFromRow(rows[0]), images: imagesFromRows(rows) };
+    if (rows.length === 0) throw new NotFoundException(`Product ${key} not found`);
+    return rows;
   }
 }
 

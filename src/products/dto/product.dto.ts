@@ -2,10 +2,11 @@ import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
+  IsBoolean,
   IsObject,
   ValidateNested,
-  IsBoolean,
   IsIn,
   IsInt,
   IsString,
@@ -61,6 +62,29 @@ export class ProductImageInputDto {
   @IsString()
   @CodePointLength(0, 255)
   alt?: string;
+}
+
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 100;
+
+export class ProductOptionDto {
+  @ApiProperty({ minLength: 1, maxLength: 50, example: 'Size' })
+  @IsString()
+  @CodePointLength(1, 50)
+  name: string;
+
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_OPTION_VALUES,
+    example: ['S', 'M', 'L'],
+    description: 'Each 1 to 50 characters',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_OPTION_VALUES)
+  @IsString({ each: true })
+  values: string[];
 }
 
 export class CreateProductDto {
@@ -133,6 +157,21 @@ export class CreateProductDto {
   @ValidateNested({ each: true })
   @Type(() => ProductImageInputDto)
   images?: ProductImageInputDto[];
+
+  @ApiPropertyOptional({
+    type: [ProductOptionDto],
+    maxItems: MAX_OPTIONS,
+    description:
+      'Options its variants choose from. Names unique ignoring case; values unique ignoring case within an ' +
+      'option. With live variants, every one of them must still match (values may be added or reordered).',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_OPTIONS)
+  @IsObject({ each: true, message: 'each value in options must be an object {name, values}' })
+  @ValidateNested({ each: true })
+  @Type(() => ProductOptionDto)
+  options?: ProductOptionDto[];
 }
 
 export class UpdateProductDto extends PartialType(CreateProductDto, { skipNullProperties: false }) {
