@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sqlDatetime } from '../src/database/timestamps.js';
-import { TransactionRunner } from '../src/database/transaction-runner.js';
-import { refreshSearchText } from '../src/products/product-statements.js';
 import { OrphanUploadRemoval } from '../src/upload/orphan-upload-removal.js';
 import { UploadStorage } from '../src/upload/upload-storage.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
@@ -223,11 +221,10 @@ describe('product images, slugs, id batches and search over variants', () => {
       ];
       const { id } = await createProduct(t, admin.token, { name: 'Kept files' });
       await put(id, { images: [{ url: first }, { url: second }] }).expect(200);
-      await t.dataSource.query(
-        'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock, image) ' +
-          "VALUES (?, 'KEPT-1', 'kept-1', 'Kept', '{}', 'k', 100, 1, ?)",
-        [id, variantImage],
-      );
+      const variant = await asAdmin(api().post(`/api/v1/products/${id}/variants`))
+        .send({ sku: 'KEPT-1', options: {}, price: 1, image: variantImage })
+        .expect(201);
+      expect(variant.body.data.image).toBe(variantImage);
 
       await job.run(later());
       const storage = t.app.get(UploadStorage);
@@ -242,6 +239,37 @@ describe('product images, slugs, id batches and search over variants', () => {
       await job.run(later());
       for (const gone of [first, second, variantImage]) expect(await storage.exists(gone)).toBe(false);
     });
+  });
+
+  it('a variant image must be a stored upload (400 naming image, nothing written); "" clears it', async () => {
+    const { id } = await createProduct(t, admin.token, { name: 'Variant images' });
+    const missing = '2020/01/abcdefgh12345678.png';
+    const refused = await asAdmin(api().post(`/api/v1/products/${id}/variants`)).send({
+      sku: 'VIMG-1',
+      options: {},
+      price: 1,
+      image: missing,
+    });
+    expectFieldError(refused, 'image', 'uploadedFile');
+    const rows: Array<{ n: number | string }> = await t.dataSource.query(
+      'SELECT COUNT(*) AS n FROM product_variants WHERE product_id = ?',
+      [id],
+    );
+    expect(Number(rows[0].n)).toBe(0);
+
+    const image = await upload();
+    const created = await asAdmin(api().post(`/api/v1/products/${id}/variants`))
+      .send({ sku: 'VIMG-1', options: {}, price: 1 })
+      .expect(201);
+    expect(created.body.data.image).toBe('');
+    const variantUrl = `/api/v1/products/${id}/variants/${created.body.data.id}`;
+    expect((await asAdmin(api().put(variantUrl)).send({ image }).expect(200)).body.data.image).toBe(image);
+    expectFieldError(await asAdmin(api().put(variantUrl)).send({ image: missing }), 'image', 'uploadedFile');
+    expectFieldError(await asAdmin(api().put(variantUrl)).send({ image: 'x.png' }), 'image', 'matches');
+    expect((await read(id)) as unknown as { variants: Array<{ image: string }> }).toMatchObject({
+      variants: [{ image }],
+    });
+    expect((await asAdmin(api().put(variantUrl)).send({ image: '' }).expect(200)).body.data.image).toBe('');
   });
 
   describe('slugs', () => {
@@ -391,16 +419,7 @@ describe('product images, slugs, id batches and search over variants', () => {
   });
 
   describe('search over variant SKUs and titles', () => {
-    async function addVariant(productId: number, sku: string, title: string): Promise<void> {
-      await t.app.get(TransactionRunner).run('test variant', async (tx) => {
-        await tx.query(
-          'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock) ' +
-            "VALUES (?, ?, ?, ?, '{}', ?, 100, 1)",
-          [productId, sku, sku.toLowerCase(), title, sku],
-        );
-        await refreshSearchText(tx, productId);
-      });
-    }
+    const variants = (productId: number) => `/api/v1/products/${productId}/variants`;
     const searchIds = async (text: string) =>
       (
         await api()
@@ -409,12 +428,16 @@ describe('product images, slugs, id batches and search over variants', () => {
           .expect(200)
       ).body.data.map((p: ProductBody) => p.id);
 
-    it('finds a product by a full SKU, its parts, its joined form and a variant title; not after the variant goes', async () => {
+    it('finds a product by a full SKU, its parts, its joined form and a variant title, as variants change', async () => {
       const shirt = await createProduct(t, admin.token, { name: 'Cotton tee', description: 'Soft' });
       const other = await createProduct(t, admin.token, { name: 'Cotton socks', description: 'Warm' });
-      const updatedAt = await productColumn(shirt.id, 'updated_at');
-      await addVariant(shirt.id, 'TSHIRT-BLK-M', 'Black Medium');
-      await addVariant(other.id, 'SOCK-WHT-L', 'White Large');
+      await put(shirt.id, { options: [{ name: 'Size', values: ['M', 'L'] }] }).expect(200);
+      const medium = await asAdmin(api().post(variants(shirt.id)))
+        .send({ sku: 'TSHIRT-BLK-M', title: 'Black Medium', options: { Size: 'M' }, price: 20, stock: 2 })
+        .expect(201);
+      await asAdmin(api().post(variants(other.id)))
+        .send({ sku: 'SOCK-WHT-L', title: 'White Large', options: {}, price: 5 })
+        .expect(201);
 
       for (const text of [
         'TSHIRT-BLK-M',
@@ -429,19 +452,44 @@ describe('product images, slugs, id batches and search over variants', () => {
       }
       expect(await searchIds('SOCK-WHT')).toEqual([other.id]);
       expect((await searchIds('cotton')).sort((x: number, y: number) => x - y)).toEqual([shirt.id, other.id]);
-      // The search text is not an edit of the product.
-      expect(await productColumn(shirt.id, 'updated_at')).toEqual(updatedAt);
 
-      await t.app.get(TransactionRunner).run('test variant', async (tx) => {
-        await tx.query('UPDATE product_variants SET deleted_at = ?, sku_key = NULL WHERE product_id = ?', [
-          sqlDatetime(new Date()),
-          shirt.id,
-        ]);
-        await refreshSearchText(tx, shirt.id);
-      });
+      // A changed SKU is found by its new form only; a deleted variant by neither.
+      await asAdmin(api().put(`${variants(shirt.id)}/${medium.body.data.id}`))
+        .send({ sku: 'TSHIRT-NVY-M', title: 'Navy Medium' })
+        .expect(200);
       expect(await searchIds('TSHIRT-BLK-M')).toEqual([]);
-      expect(await searchIds('black')).toEqual([]);
+      expect(await searchIds('navy')).toEqual([shirt.id]);
+      await asAdmin(api().delete(`${variants(shirt.id)}/${medium.body.data.id}`)).expect(200);
+      expect(await searchIds('TSHIRT-NVY-M')).toEqual([]);
+      expect(await searchIds('navy')).toEqual([]);
       expect(await productColumn(shirt.id, 'search_text')).toBeNull();
+    });
+
+    it('stays exact under concurrent variant writes of one product', async () => {
+      const { id } = await createProduct(t, admin.token, { name: 'Many sizes' });
+      const sizes = Array.from({ length: 8 }, (_, i) => `S${i}`);
+      await put(id, { options: [{ name: 'Size', values: sizes }] }).expect(200);
+      const agent = concurrentClient();
+      try {
+        const created = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            asAdmin(api().post(variants(id)))
+              .send({ sku: `MANY-${i}`, options: { Size: sizes[i] }, price: 1 })
+              .agent(agent),
+          ),
+        );
+        expect(created.map((res) => res.status)).toEqual(Array(8).fill(201));
+      } finally {
+        agent.destroy();
+      }
+      for (let i = 0; i < 8; i += 1) expect(await searchIds(`MANY-${i}`)).toEqual([id]);
+      const text: string = await productColumn(id, 'search_text');
+      expect(
+        text
+          .split(' ')
+          .filter((word) => /^MANY-\d$/.test(word))
+          .sort(),
+      ).toEqual(Array.from({ length: 8 }, (_, i) => `MANY-${i}`));
     });
   });
 
