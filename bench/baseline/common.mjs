@@ -362,11 +362,12 @@ export function createHandlers(config, pool) {
       next_cursor: nextCursor,
     };
     const images = new Map();
-    if (rows.length > 0) {
+    const withImages = rows.filter((row) => row.image !== '');
+    if (withImages.length > 0) {
       const [imageRows] = await pool.query(
-        `SELECT product_id, path, alt, position FROM product_images WHERE product_id IN (${rows.map(() => '?').join(', ')}) ` +
+        `SELECT product_id, path, alt, position FROM product_images WHERE product_id IN (${withImages.map(() => '?').join(', ')}) ` +
           'ORDER BY product_id, position',
-        rows.map((row) => row.id),
+        withImages.map((row) => row.id),
       );
       for (const row of imageRows) {
         const list = images.get(row.product_id) ?? [];

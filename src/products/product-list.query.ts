@@ -171,10 +171,11 @@ export class ProductListQuery {
     return { products, last: { value, id: last.id }, matched };
   }
 
-  /** The rows as responses, with their images read in one statement for the page. */
+  /** The rows as responses, with their images read in one statement for the page (none without images). */
   private async withImages(filter: ProductListFilter, rows: ProductRow[]): Promise<ProductResponseDto[]> {
-    if (rows.length === 0) return [];
-    const ids = rows.map((row) => Number(row.id));
+    // `image` is the first image's path: a page of products without one needs no statement.
+    const ids = rows.filter((row) => row.image !== '').map((row) => Number(row.id));
+    if (ids.length === 0) return rows.map((row) => toProductResponse(productFromRow(row), []));
     const imageRows = await this.run<{
       product_id: number | string;
       path: string;
