@@ -125,7 +125,7 @@ export class ProductsService implements ProductCatalog {
           product.slug = dto.slug;
         }
         await manager.insert(Product, product);
-        await this.writeImages(manager, product.id, images);
+        await this.insertImages(manager, product.id, images);
         if (dto.options !== undefined && dto.options.length > 0) {
           await this.variants.setOptions(manager, product.id, dto.options);
         }
@@ -166,12 +166,16 @@ export class ProductsService implements ProductCatalog {
     }
   }
 
-  /** Replaces the product's images and sets `image` to the first one's path. */
-  private async writeImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
-    await changedRows(manager, DELETE_IMAGES, [productId]);
+  private async insertImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
     for (const [position, image] of images.entries()) {
       await changedRows(manager, INSERT_IMAGE, [productId, image.url, image.alt, position]);
     }
+  }
+
+  /** Replaces the product's images and sets `image` to the first one's path. */
+  private async writeImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
+    await changedRows(manager, DELETE_IMAGES, [productId]);
+    await this.insertImages(manager, productId, images);
     await changedRows(manager, SET_IMAGE, [images[0]?.url ?? '', productId]);
   }
 
