@@ -99,9 +99,25 @@ describe('orders', () => {
         .get(`/api/v1/orders/${res.body.data.id}`)
         .auth(buyer.token, { type: 'bearer' })
         .expect(200);
+      // Items of products without variants name none.
+      const simple = { variant_id: null, sku: null, variant_title: null };
       expect(detail.body.data.items).toEqual([
-        { id: expect.any(Number), product_id: cup.id, product_name: 'Cup', quantity: 3, price: 19.99 },
-        { id: expect.any(Number), product_id: spoon.id, product_name: 'Spoon', quantity: 2, price: 0.1 },
+        {
+          id: expect.any(Number),
+          product_id: cup.id,
+          product_name: 'Cup',
+          quantity: 3,
+          price: 19.99,
+          ...simple,
+        },
+        {
+          id: expect.any(Number),
+          product_id: spoon.id,
+          product_name: 'Spoon',
+          quantity: 2,
+          price: 0.1,
+          ...simple,
+        },
       ]);
       expect(detail.body.data.total_amount).toBe(60.17);
     });
