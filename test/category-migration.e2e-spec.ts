@@ -20,7 +20,7 @@ async function dataSourceAt(url: string, count: number): Promise<DataSource> {
     DATABASE_URL: url,
   });
   const dataSource = new DataSource({
-    ...buildDataSourceOptions(config),
+    ...(await buildDataSourceOptions(config)),
     migrations: migrations.slice(0, count),
   });
   return dataSource.initialize();

@@ -452,7 +452,7 @@ describe('scale-out: two instances sharing one database, one Redis and one bucke
       } finally {
         agent.destroy();
       }
-      const db = new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
+      const db = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
       await db.initialize();
       try {
         const [variant] = await db.query('SELECT stock FROM product_variants WHERE id = ?', [variantId]);
