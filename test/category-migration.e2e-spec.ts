@@ -41,11 +41,21 @@ describe('categories migration and changeTable', () => {
       )
     ).map((row: { name: string }) => row.name);
 
+  /** The columns of the FULLTEXT index of products on MySQL/MariaDB (later migrations add `search_text`). */
+  async function fullTextColumns(): Promise<string> {
+    const [{ columns }] = await db.query(
+      "SELECT GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX SEPARATOR ', ') AS columns " +
+        'FROM information_schema.STATISTICS ' +
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'products' AND INDEX_TYPE = 'FULLTEXT'",
+    );
+    return String(columns);
+  }
+
   /** Product ids matching `word` through the full-text index, as the product list searches. */
   async function searchIds(word: string): Promise<number[]> {
     const rows: Array<{ id: number }> = mysql()
       ? await db.query(
-          'SELECT id FROM products WHERE MATCH (name, description) AGAINST (? IN BOOLEAN MODE) ORDER BY id',
+          `SELECT id FROM products WHERE MATCH (${await fullTextColumns()}) AGAINST (? IN BOOLEAN MODE) ORDER BY id`,
           [`+${word}`],
         )
       : await db.query(

@@ -115,15 +115,16 @@ export class ProductsService implements ProductCatalog {
     try {
       return await this.transactions.run('create product', async (manager) => {
         await this.holdImages(manager, images);
-        await this.categories.ensureForProduct(manager, dto.category_id);
         if (dto.slug === undefined) {
           // The catalogue's generation row first: concurrent creates then choose their slugs one after the
           // other, each seeing the ones committed before (uploads are locked before it by every product write).
+          // Before any other read: on MySQL the first plain read fixes the snapshot the slugs are read from.
           await ProductListTotals.catalogChanged(manager);
           product.slug = await this.freeSlugFor(manager, slugify(dto.name, 'product'));
         } else {
           product.slug = dto.slug;
         }
+        await this.categories.ensureForProduct(manager, dto.category_id);
         await manager.insert(Product, product);
         await this.insertImages(manager, product.id, images);
         if (dto.options !== undefined && dto.options.length > 0) {
