@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { EventBus } from '../src/events/event-bus.js';
 import type { OrderEventPayload } from '../src/orders/order-events.js';
+import { eventually } from './support/eventually.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { orderBody, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
@@ -258,6 +259,8 @@ describe('orders', () => {
       const product = await createProduct(t, admin.token, { stock: 3 });
       events.length = 0;
       const res = await placeOrder(other, order([[product.id, 1]])).expect(201);
+      // Dispatched after the commit, in commit order behind the events before it.
+      await eventually(() => events.length > 0);
       expect(events).toEqual([
         {
           name: 'order.created',
