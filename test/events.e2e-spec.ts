@@ -390,6 +390,16 @@ describe('domain events through the outbox', () => {
           return event.type === type && (data.order?.id ?? data.id) === id;
         }),
       );
+    /** A product at stock 0 with a Size option, its product.created dispatched. */
+    const sizedProduct = async (name: string, sizes: string[]) => {
+      const product = (
+        await asAdmin(api().post('/api/v1/products'))
+          .send({ name, price: 20, stock: 0, category_id: 1, options: [{ name: 'Size', values: sizes }] })
+          .expect(201)
+      ).body.data as { id: number };
+      await dispatched('product.created', product.id);
+      return product;
+    };
     const detail = async (id: number) =>
       (await asAdmin(api().get(`/api/v1/products/${id}`)).expect(200)).body.data as {
         stock: number;
@@ -397,18 +407,7 @@ describe('domain events through the outbox', () => {
       };
 
     it('a variant create, change and delete each publish product.updated with the product detail; back_in_stock when the derived stock leaves 0', async () => {
-      const product = (
-        await asAdmin(api().post('/api/v1/products'))
-          .send({
-            name: 'Tee',
-            price: 20,
-            stock: 0,
-            category_id: 1,
-            options: [{ name: 'Size', values: ['S', 'M'] }],
-          })
-          .expect(201)
-      ).body.data as { id: number };
-      await dispatched('product.created', product.id);
+      const product = await sizedProduct('Tee', ['S', 'M']);
       const variants = `/api/v1/products/${product.id}/variants`;
 
       // A variant at 0 leaves the product at 0: updated only, with the variant among `variants`.
@@ -482,18 +481,7 @@ describe('domain events through the outbox', () => {
     });
 
     it('stock given back to a deactivated variant leaves the product at 0: no back_in_stock', async () => {
-      const product = (
-        await asAdmin(api().post('/api/v1/products'))
-          .send({
-            name: 'Cap',
-            price: 20,
-            stock: 0,
-            category_id: 1,
-            options: [{ name: 'Size', values: ['One'] }],
-          })
-          .expect(201)
-      ).body.data as { id: number };
-      await dispatched('product.created', product.id);
+      const product = await sizedProduct('Cap', ['One']);
       const variants = `/api/v1/products/${product.id}/variants`;
       const only = (
         await asAdmin(api().post(variants))
