@@ -41,10 +41,12 @@ export class CreateCategoryDto {
   @Max(2_147_483_647)
   parent_id?: number | null;
 
+  // Defaults in descriptions, not as `default`: typed clients read a default as a field always sent, and a PUT
+  // (the partial type of this one) leaves an absent field as it is.
   @ApiPropertyOptional({
     maxLength: 5000,
     example: 'Lamps for the desk and the workshop',
-    description: 'Defaults to an empty string',
+    description: 'Default "" on create',
   })
   @Optional()
   @IsString()
@@ -56,7 +58,7 @@ export class CreateCategoryDto {
     minimum: 0,
     maximum: 1_000_000,
     example: 1,
-    description: 'Order among its siblings (lower first); defaults to 0',
+    description: 'Default 0 on create',
   })
   @Optional()
   @IsInt()
@@ -66,7 +68,7 @@ export class CreateCategoryDto {
 
   @ApiPropertyOptional({
     example: true,
-    description: 'Inactive categories are shown to admins only; defaults to true',
+    description: 'Inactive categories are shown to admins only; default true on create',
   })
   @Optional()
   @IsBoolean()

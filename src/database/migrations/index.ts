@@ -16,6 +16,9 @@ import { CreateCategories1763801200000 } from './1763801200000-create-categories
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
 import { CreateAccountTokens1763801300000 } from './1763801300000-create-account-tokens.js';
 
+import { CreateProductVariants1763801400000 } from './1763801400000-create-product-variants.js';
+import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000-add-product-images-slugs-and-search-text.js';
+
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
   CreateUsers1763800000000,
@@ -34,4 +37,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateCategories1763801200000,
   CreateWebhooks1763801250000,
   CreateAccountTokens1763801300000,
+  CreateProductVariants1763801400000,
+  AddProductImagesSlugsAndSearchText1763802400000,
 ];
