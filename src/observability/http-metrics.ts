@@ -9,7 +9,7 @@ export const METRICS_PATH = '/metrics';
 /** Answers a scrape with the registry in Prometheus text format. */
 async function writeMetrics(metrics: Metrics, response: ServerResponse): Promise<void> {
   try {
-    const body = await metrics.registry.metrics();
+    const body = await metrics.scrape();
     response.writeHead(200, { 'Content-Type': metrics.registry.contentType });
     response.end(body);
   } catch {

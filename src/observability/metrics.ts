@@ -179,6 +179,8 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly samplePool: () => void;
+
   constructor(@InjectDataSource() dataSource: DataSource, transactions: TransactionRunner) {
     collectDefaultMetrics({ register: this.registry });
     transactions.onLockRetry(({ purpose }) => this.transactionRetries.inc({ purpose }));
@@ -220,28 +222,36 @@ export class Metrics {
     });
     // Read at scrape time only: nothing is counted per query.
     const pool = () => (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
-    new Gauge({
+    const inUse = new Gauge({
       name: 'commerce_db_pool_connections_in_use',
       help: 'MySQL: pool connections lent to a query or transaction. SQLite: 1 while a write transaction runs',
       registers: [this.registry],
-      collect() {
-        const mysql = pool();
-        this.set(
-          mysql === undefined
-            ? Math.min(transactions.pending, 1)
-            : mysql._allConnections.length - mysql._freeConnections.length,
-        );
-      },
     });
-    new Gauge({
+    const waiting = new Gauge({
       name: 'commerce_db_pool_requests_waiting',
       help: 'MySQL: requests waiting for a pool connection. SQLite: write transactions queued behind the running one',
       registers: [this.registry],
-      collect() {
-        const mysql = pool();
-        this.set(mysql === undefined ? Math.max(transactions.pending - 1, 0) : mysql._connectionQueue.length);
-      },
     });
+    this.samplePool = () => {
+      const mysql = pool();
+      inUse.set(
+        mysql === undefined
+          ? Math.min(transactions.pending, 1)
+          : mysql._allConnections.length - mysql._freeConnections.length,
+      );
+      waiting.set(
+        mysql === undefined ? Math.max(transactions.pending - 1, 0) : mysql._connectionQueue.length,
+      );
+    };
+  }
+
+  /**
+   * The registry in Prometheus text format. The pool is sampled first: the scrape's own queries (outbox, jobs)
+   * would otherwise be counted as connections in use.
+   */
+  scrape(): Promise<string> {
+    this.samplePool();
+    return this.registry.metrics();
   }
 }
 
