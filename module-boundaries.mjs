@@ -12,6 +12,8 @@ export const publicSurface = {
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
+  addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
+  'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

@@ -24,6 +24,8 @@ import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { AddressesModule } from './addresses/addresses.module.js';
+import { ShippingOptionsModule } from './shipping-options/shipping-options.module.js';
 
 @Module({})
 export class AppModule {
@@ -49,6 +51,8 @@ export class AppModule {
         OrdersModule,
         RealtimeModule,
         WebhooksModule,
+        AddressesModule,
+        ShippingOptionsModule,
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'

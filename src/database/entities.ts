@@ -7,6 +7,8 @@ import { Upload } from '../upload/upload.entity.js';
 import { User } from '../users/user.entity.js';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { Webhook } from '../webhooks/webhook.entity.js';
+import { Address } from '../addresses/address.entity.js';
+import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -19,4 +21,6 @@ export const entities: Array<new () => object> = [
   Webhook,
   WebhookDelivery,
   Category,
+  Address,
+  ShippingOption,
 ];
