@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Agent } from 'node:http';
 import request from 'supertest';
+import { AddressBook } from '../src/addresses/address-book.js';
 import { concurrentClient } from './support/http.js';
 import { createAccount, type Account } from './support/accounts.js';
 import { startTestApp, TestApp } from './support/test-app.js';
@@ -177,6 +178,11 @@ describe('address book (/me/addresses)', () => {
       data: [address],
       meta: { page: 1, page_size: 20, total: 1, total_page: 1 },
     });
+    // The facade a cart uses: the same rule, one's own address or nothing.
+    const book = t.app.get(AddressBook);
+    expect(await book.findOwn(t.dataSource.manager, owner.id, address.id)).toEqual(address);
+    expect(await book.findOwn(t.dataSource.manager, other.id, address.id)).toBeNull();
+    expect(await book.findOwn(t.dataSource.manager, owner.id, address.id + 100000)).toBeNull();
     const bad = await api().get('/api/v1/me/addresses/abc').auth(owner.token, { type: 'bearer' }).expect(400);
     expect(bad.body.data.errors).toContainEqual(expect.objectContaining({ field: 'id', rule: 'isInt' }));
   });
