@@ -14,8 +14,8 @@ import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-e
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
-import { CreateAddresses1795593582584 } from './1795593582584-create-addresses.js';
-import { CreateShippingOptions1795593583266 } from './1795593583266-create-shipping-options.js';
+import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
+import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -34,6 +34,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateJobs1763801100000,
   CreateCategories1763801200000,
   CreateWebhooks1763801250000,
-  CreateAddresses1795593582584,
-  CreateShippingOptions1795593583266,
+  CreateAddresses1763801270000,
+  CreateShippingOptions1763801280000,
 ];

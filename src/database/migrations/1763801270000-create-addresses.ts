@@ -2,8 +2,8 @@ import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { timestampColumns } from '../timestamps.js';
 
 /** The users' address books. */
-export class CreateAddresses1795593582584 implements MigrationInterface {
-  name = 'CreateAddresses1795593582584';
+export class CreateAddresses1763801270000 implements MigrationInterface {
+  name = 'CreateAddresses1763801270000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.createTable(

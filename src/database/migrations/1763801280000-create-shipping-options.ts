@@ -3,8 +3,8 @@ import { addCheck } from '../check-constraints.js';
 import { timestampColumns } from '../timestamps.js';
 
 /** Shipping options: a price in cents and the countries they ship to (a JSON array; empty: everywhere). */
-export class CreateShippingOptions1795593583266 implements MigrationInterface {
-  name = 'CreateShippingOptions1795593583266';
+export class CreateShippingOptions1763801280000 implements MigrationInterface {
+  name = 'CreateShippingOptions1763801280000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.createTable(
