@@ -21,7 +21,8 @@ export interface CartOrder {
   cartId: string;
   /** null: a guest order. */
   userId: number | null;
-  email: string;
+  /** The confirmation's address; null for a customer who gave none (their account's address is used). */
+  email: string | null;
   items: StockRequest[];
   shippingAddress: ShippingAddressDetails;
   shippingTotalCents: number;
