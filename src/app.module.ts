@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
+import { CartsModule } from './carts/carts.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
@@ -49,6 +50,7 @@ export class AppModule {
         CategoriesModule,
         ProductsModule,
         OrdersModule,
+        CartsModule,
         RealtimeModule,
         WebhooksModule,
         AddressesModule,

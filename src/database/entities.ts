@@ -1,3 +1,4 @@
+import { Cart, CartItem } from '../carts/cart.entity.js';
 import { Category } from '../categories/category.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
@@ -23,4 +24,6 @@ export const entities: Array<new () => object> = [
   Category,
   Address,
   ShippingOption,
+  Cart,
+  CartItem,
 ];

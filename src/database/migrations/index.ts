@@ -16,6 +16,7 @@ import { CreateCategories1763801200000 } from './1763801200000-create-categories
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
 import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
 import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
+import { CreateCarts1763801300000 } from './1763801300000-create-carts.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -36,4 +37,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateWebhooks1763801250000,
   CreateAddresses1763801270000,
   CreateShippingOptions1763801280000,
+  CreateCarts1763801300000,
 ];

@@ -6,12 +6,15 @@ import {
   IsArray,
   IsIn,
   IsInt,
+  IsISO31661Alpha2,
   IsISO8601,
   IsObject,
   IsString,
   Max,
+  Matches,
   MaxLength,
   Min,
+  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination.js';
@@ -19,6 +22,7 @@ import { ToInteger } from '../../common/query-transforms.js';
 import type { AccountSummary } from '../../users/user-accounts.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
+import type { ShippingAddressDetails } from '../order-history.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
@@ -141,6 +145,63 @@ export class UpdateOrderStatusDto {
   payment_status?: PaymentStatus;
 }
 
+/** A structured postal address (carts, orders placed from them). */
+export class ShippingAddressDto implements ShippingAddressDetails {
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Jane Doe' })
+  @IsString()
+  @CodePointLength(1, 100)
+  name: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 200, example: '1 Main St' })
+  @IsString()
+  @CodePointLength(1, 200)
+  line1: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 200, example: 'Flat 2' })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsString()
+  @CodePointLength(0, 200)
+  line2: string | null;
+
+  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Springfield' })
+  @IsString()
+  @CodePointLength(1, 100)
+  city: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 100, example: 'IL' })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsString()
+  @CodePointLength(0, 100)
+  region: string | null;
+
+  @ApiProperty({ minLength: 1, maxLength: 20, example: '62701' })
+  @IsString()
+  @CodePointLength(1, 20)
+  postal_code: string;
+
+  @ApiProperty({ example: 'US', description: 'ISO 3166-1 alpha-2' })
+  @IsISO31661Alpha2()
+  country: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 32, example: '+1 555 0100' })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsString()
+  @Matches(/^\+?[0-9 ()-]{3,32}$/, {
+    message: 'phone must be digits, spaces, parentheses, - and an optional leading +',
+  })
+  phone: string | null;
+}
+
+/** The address as one line (`shipping_address` of an order placed from a cart), at most 255 characters. */
+export function formatAddress(address: ShippingAddressDetails): string {
+  const locality = [address.postal_code, address.city, address.region].filter((part) => part).join(' ');
+  const line = [address.name, address.line1, address.line2, locality, address.country]
+    .filter((part) => part)
+    .join(', ');
+  const characters = [...line];
+  return characters.length <= 255 ? line : `${characters.slice(0, 254).join('')}…`;
+}
+
 export class OrderResponseDto {
   @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
@@ -149,6 +210,21 @@ export class OrderResponseDto {
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
+  @ApiProperty({ example: 4.9, description: 'Shipping cost, included in total_amount (0 for POST /orders)' })
+  shipping_total: number;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'guest@example.com',
+    description: "Where the confirmation goes: a guest's address, or the customer's for an order from a cart",
+  })
+  email: string | null;
+  @ApiProperty({
+    type: ShippingAddressDto,
+    nullable: true,
+    description: 'The structured address of an order placed from a cart; null for POST /orders',
+  })
+  shipping_address_details: ShippingAddressDetails | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
@@ -161,7 +237,8 @@ export class OrderOwnerDto {
 }
 
 export class AdminOrderResponseDto extends OrderResponseDto {
-  @ApiProperty({ type: OrderOwnerDto }) user: OrderOwnerDto;
+  @ApiProperty({ type: OrderOwnerDto, nullable: true, description: "null for a guest's order (see email)" })
+  user: OrderOwnerDto | null;
 }
 
 export class OrderItemResponseDto {
@@ -174,8 +251,18 @@ export class OrderItemResponseDto {
 
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
-  @ApiPropertyOptional({ type: OrderOwnerDto, description: 'Present when an admin reads the order' })
-  user?: OrderOwnerDto;
+  @ApiPropertyOptional({
+    type: OrderOwnerDto,
+    nullable: true,
+    description: "Present when an admin reads the order; null for a guest's order",
+  })
+  user?: OrderOwnerDto | null;
+  @ApiPropertyOptional({
+    example: 'rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I',
+    description:
+      "Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)",
+  })
+  order_token?: string;
 }
 
 export function toOrderOwner(user: AccountSummary): OrderOwnerDto {
@@ -191,6 +278,9 @@ export function toOrderResponse(order: Order): OrderResponseDto {
     shipping_address: order.shippingAddress,
     payment_method: order.paymentMethod,
     payment_status: order.paymentStatus,
+    shipping_total: order.shippingTotalCents / 100,
+    email: order.email,
+    shipping_address_details: order.shippingAddressDetails,
     created_at: order.createdAt.toISOString(),
     updated_at: order.updatedAt.toISOString(),
   };
