@@ -318,6 +318,11 @@ export class CartsService {
     const cart = await this.findAccessible(this.carts.manager, id, caller);
     const orderToken = cart.userId === null ? orderTokenOf(caller.token!, id) : null;
     if (cart.status === 'open') {
+      // Read before the transaction: the catalogue reads on a connection of its own, which a transaction holding
+      // one must not wait for (concurrent checkouts would exhaust the pool).
+      const offered =
+        cart.shippingAddress !== null &&
+        (await this.shipping.applicableTo(cart.shippingAddress.country)).length > 0;
       const placed = await this.transactions.run('checkout cart', async (tx) => {
         if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
         const current = await tx.findOneByOrFail(Cart, { id });
@@ -340,13 +345,9 @@ export class CartsService {
             message: 'set shipping_address with PUT /carts/{id} first',
           });
         }
-        const option = current.shippingAddress === null ? null : await this.shippingOf(tx, current);
+        const option = await this.shippingOf(tx, current);
         // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
-        if (
-          current.shippingAddress !== null &&
-          option === null &&
-          (await this.shipping.applicableTo(current.shippingAddress.country)).length > 0
-        ) {
+        if (current.shippingAddress !== null && option === null && offered) {
           missing.push({
             field: 'shipping_option_id',
             rule: 'required',
