@@ -9,16 +9,25 @@ export class InsufficientStockException extends ValidationFailedException {
   }
 }
 
+/**
+ * Stock of a product without active variants (`productId`), or of one variant (`variantId`; `productId` is then
+ * optional, and checked when given). `item` is the request's index in the order, for the field of a 400.
+ */
 export interface StockRequest {
-  productId: number;
+  productId?: number;
+  variantId?: number | null;
   quantity: number;
+  item?: number;
 }
 
-/** What an order keeps of a product at the moment it took the stock. */
-export interface ReservedProduct {
-  id: number;
+/** What an order keeps of a product (and of its variant) at the moment it took the stock. */
+export interface ReservedLine {
+  productId: number;
+  variantId: number | null;
   name: string;
   priceCents: number;
+  sku: string | null;
+  variantTitle: string | null;
 }
 
 /**
@@ -30,12 +39,17 @@ export abstract class ProductCatalog {
   abstract assertVisible(productId: number, actor: AuthUser | undefined): Promise<void>;
 
   /**
-   * Takes stock for an order, one conditional UPDATE per product in ascending id order (concurrent orders
-   * lock rows in the same order). Throws 400 naming the first product that is missing, inactive or short.
+   * Takes stock for an order, one conditional UPDATE per product (and then one per variant) in ascending
+   * product id order (concurrent orders lock rows in the same order). Gives the lines in the requests' order.
+   * Throws 400 naming the first product or variant that is missing, inactive or short, an item by product id
+   * for a product with active variants (`items.N.variant_id`), or a product_id that is not the variant's.
    */
-  abstract reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>>;
+  abstract reserveStock(tx: Tx, requests: StockRequest[]): Promise<ReservedLine[]>;
 
-  /** Gives stock back (a cancelled order), even to inactive or deleted products. */
+  /**
+   * Gives stock back (a cancelled order), even to inactive or deleted products and variants; a product's
+   * derived stock grows with a variant's only while that variant is active.
+   */
   abstract releaseStock(tx: Tx, requests: StockRequest[]): Promise<void>;
 }
 
