@@ -691,3 +691,28 @@ describe('carts and checkout', () => {
     });
   });
 });
+
+describe('anonymous cart creation rate limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ...ADMIN_ENV, THROTTLE_CART_LIMIT: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('THROTTLE_CART_LIMIT anonymous carts per client and window, then 429; customers are not counted in it', async () => {
+    const api = () => request(t.url);
+    const first = await api().post('/api/v1/carts').expect(201);
+    expect(first.headers['x-ratelimit-limit']).toBe('2');
+    await api().post('/api/v1/carts').expect(201);
+    const refused = await api().post('/api/v1/carts').expect(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM carts');
+    expect(Number(n)).toBe(2);
+    const customer = await createAccount(t);
+    await api().post('/api/v1/carts').auth(customer.token, { type: 'bearer' }).expect(201);
+  });
+});
