@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
+import { jsonText } from '../database/json-column.js';
 import { Timestamped } from '../database/timestamped.js';
 import type { ShippingAddressDetails } from '../orders/order-history.js';
 
@@ -29,10 +30,7 @@ export class Cart extends Timestamped {
     name: 'shipping_address',
     type: 'text',
     nullable: true,
-    transformer: {
-      to: (v: ShippingAddressDetails | null | undefined) => (v == null ? v : JSON.stringify(v)),
-      from: (v: string | null) => (v === null ? null : (JSON.parse(v) as ShippingAddressDetails)),
-    },
+    transformer: jsonText<ShippingAddressDetails>(),
   })
   shippingAddress: ShippingAddressDetails | null;
 

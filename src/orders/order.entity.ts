@@ -1,4 +1,5 @@
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { jsonText } from '../database/json-column.js';
 import { Timestamped } from '../database/timestamped.js';
 import type { AccountSummary } from '../users/user-accounts.js';
 import { OrderItem } from './order-item.entity.js';
@@ -52,10 +53,7 @@ export class Order extends Timestamped {
     name: 'shipping_address_details',
     type: 'text',
     nullable: true,
-    transformer: {
-      to: (v: ShippingAddressDetails | null | undefined) => (v == null ? v : JSON.stringify(v)),
-      from: (v: string | null) => (v === null ? null : (JSON.parse(v) as ShippingAddressDetails)),
-    },
+    transformer: jsonText<ShippingAddressDetails>(),
   })
   shippingAddressDetails: ShippingAddressDetails | null;
 
