@@ -354,6 +354,32 @@ describe('e-mail, password reset and e-mail verification', () => {
       expect(receipt.subject).toBe(`Payment received for order ${order.order_number}`);
       expect(receipt.text).toContain(`your payment of 64.97 (credit_card) for order ${order.order_number}`);
     });
+
+    it("a guest's order from a cart: the confirmation goes to the e-mail given at checkout, shipping in the total", async () => {
+      const product = await createProduct(t, admin.token, { name: 'Teapot', price: 12.5, stock: 10 });
+      const cart = (await api().post('/api/v1/carts').expect(201)).body.data;
+      const withToken = (req: request.Test) => req.set('X-Cart-Token', cart.cart_token);
+      await withToken(api().post(`/api/v1/carts/${cart.id}/items`))
+        .send({ product_id: product.id, quantity: 2 })
+        .expect(201);
+      await withToken(api().put(`/api/v1/carts/${cart.id}`))
+        .send({
+          shipping_address: { name: 'Guest Buyer', line1: '1 Main St', city: 'Springfield', country: 'US' },
+        })
+        .expect(200);
+      const guest = `guest-${randomBytes(4).toString('hex')}@example.com`;
+      const order = (
+        await withToken(api().post(`/api/v1/carts/${cart.id}/checkout`))
+          .send({ payment_method: 'credit_card', email: guest })
+          .expect(201)
+      ).body.data;
+      const [confirmation] = await smtp.waitFor(guest);
+      expect(confirmation.to).toEqual([guest]);
+      expect(confirmation.subject).toBe(`Your order ${order.order_number}`);
+      expect(confirmation.text).toContain('Hello Guest Buyer,');
+      expect(confirmation.text).toContain('- Teapot: 2 × 12.50 = 25.00');
+      expect(confirmation.text).toContain('Total: 25.00');
+    });
   });
 });
 

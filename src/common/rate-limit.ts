@@ -25,9 +25,10 @@ export const MailRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'mail' satisfie
  * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
  * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`;
  * `mail`: the routes marked with @MailRateLimit(), besides `default`; `websocket-upgrade`: WebSocket handshakes
- * (which never reach the Express middleware), per client IP.
+ * (which never reach the Express middleware), per client IP; `carts`:
+ * anonymous cart creation (POST /carts without a bearer token), besides `default`.
  */
-export type RateLimitBucket = 'default' | 'files' | 'auth' | 'mail' | 'websocket-upgrade';
+export type RateLimitBucket = 'default' | 'files' | 'auth' | 'mail' | 'websocket-upgrade' | 'carts';
 
 /** One counted hit: the bucket's limit and window, and whether this hit is refused (and for how long). */
 export interface RateLimitHit {
@@ -118,6 +119,7 @@ export class RateLimiter {
       auth: authLimit,
       mail: mailLimit,
       'websocket-upgrade': this.config.ws.upgradeLimit,
+      carts: this.config.throttle.cartLimit,
     };
     return limits[bucket];
   }

@@ -36,7 +36,9 @@ describe('loadConfig', () => {
       authLimit: 10,
       filesLimit: 1200,
       mailLimit: 5,
+      cartLimit: 20,
     });
+    expect(config.carts).toEqual({ ttlSeconds: 30 * 86400, cleanupIntervalSeconds: 3600 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
     expect(config.upload.allowedTypes).toEqual([

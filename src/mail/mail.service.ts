@@ -69,13 +69,16 @@ export class MailService implements OnModuleInit {
   }
 }
 
-/** An order event as its e-mail needs it (amounts in cents, as the templates format them). */
-function orderMail({ order, user, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
+/**
+ * An order event as its e-mail needs it (amounts in cents, as the templates format them). It goes to the event's
+ * `email`: a guest's (greeted by the shipping address's name), or the customer's.
+ */
+function orderMail({ order, user, email, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
   const cents = (amount: number) => Math.round(amount * 100);
   return {
-    to: user.email,
+    to: email ?? user!.email,
     order: {
-      username: user.username,
+      username: user?.username ?? order.shipping_address_details?.name ?? '',
       orderNumber: order.order_number,
       totalCents: cents(order.total_amount),
       paymentMethod: order.payment_method,

@@ -52,3 +52,28 @@ export abstract class ProductCatalog {
    */
   abstract releaseStock(tx: Tx, requests: StockRequest[]): Promise<void>;
 }
+
+/**
+ * For another module's single-statement read of rows that reference products or variants (a cart's lines): the
+ * joins of each row's variant (`variantIdColumn`, may be NULL) and product (the variant's, else
+ * `productIdColumn`), and their live columns: `product_id`, `product_name`, `sku`, `variant_title`,
+ * `price_cents` and `stock` (the variant's for a variant), and `for_sale` (1 when the product is active and not
+ * deleted and either the variant is, or there is no variant and the product has no active variants). With `?`
+ * for both columns, the variant's id binds first.
+ */
+export function joinLiveProduct(
+  productIdColumn: string,
+  variantIdColumn: string,
+): { join: string; columns: string } {
+  return {
+    join:
+      `LEFT JOIN product_variants lv ON lv.id = ${variantIdColumn} ` +
+      `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productIdColumn})`,
+    columns:
+      'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
+      'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
+      'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',
+  };
+}

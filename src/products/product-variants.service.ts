@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../database/errors.js';
 import { changedRows, insertRow } from '../database/raw-query.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
-import { toCents } from './dto/product.dto.js';
+import { toCents } from '../common/money.js';
 import {
   CreateVariantDto,
   MAX_VARIANTS,

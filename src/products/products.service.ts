@@ -15,13 +15,13 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { CategoryDirectory } from '../categories/category-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
+import { toCents } from '../common/money.js';
 import {
   CreateProductDto,
   type ProductImageInputDto,
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
-  toCents,
   UpdateProductDto,
 } from './dto/product.dto.js';
 import type { ProductDetailResponseDto } from './dto/variant.dto.js';

@@ -18,6 +18,9 @@ import { CreateAccountTokens1763801300000 } from './1763801300000-create-account
 
 import { CreateProductVariants1763801400000 } from './1763801400000-create-product-variants.js';
 import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000-add-product-images-slugs-and-search-text.js';
+import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
+import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
+import { CreateCarts1763802500000 } from './1763802500000-create-carts.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -36,7 +39,10 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateJobs1763801100000,
   CreateCategories1763801200000,
   CreateWebhooks1763801250000,
+  CreateAddresses1763801270000,
+  CreateShippingOptions1763801280000,
   CreateAccountTokens1763801300000,
   CreateProductVariants1763801400000,
   AddProductImagesSlugsAndSearchText1763802400000,
+  CreateCarts1763802500000,
 ];

@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsObject, IsString, Matches, Max, Min } from 'class-validator';
 import { CodePointLength, Optional } from '../../common/validation.js';
-import { IMAGE_PATH, IsMoney, PRICE_MAX, ProductOptionDto, ProductResponseDto } from './product.dto.js';
+import { IMAGE_PATH, PRICE_MAX, ProductOptionDto, ProductResponseDto } from './product.dto.js';
+import { IsMoney } from '../../common/money.js';
 
 export const MAX_VARIANTS = 100;
 /** Letters, digits, `.`, `_` and `-`, starting with a letter or digit: the same on every database. */
