@@ -156,6 +156,7 @@ const PRODUCT_COLUMNS =
   'id, name, description, price_cents, stock, category_id, image, is_active, created_at, updated_at';
 const MAX_ITEMS = 100;
 const MAX_QUANTITY = 1000;
+const MAX_CART_LINES = 100;
 const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BAD_CREDENTIALS = 'Invalid username or password';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
@@ -218,6 +219,11 @@ export function createHandlers(config, pool) {
     );
     if (rows.length === 0) throw unauthorized('Token is no longer valid');
     return { id: rows[0].id, username: rows[0].username, role: rows[0].role, sessionId: claims.sid };
+  }
+
+  /** The cart routes take a bearer token when one is sent (a customer's cart) and none otherwise. */
+  function authenticateOptional(header) {
+    return header === undefined ? Promise.resolve(undefined) : authenticate(header);
   }
 
   async function getProduct(user, idParam) {
@@ -509,6 +515,158 @@ export function createHandlers(config, pool) {
     }
   }
 
+  // Carts: the service's statements (carts.service.ts) for a customer's cart or an anonymous one with its token.
+  const CART_COLUMNS =
+    'id, user_id, token_hash, status, email, shipping_address, shipping_option_id, created_at, updated_at';
+  const LIVE_PRODUCT_COLUMNS =
+    'p.name AS product_name, p.price_cents AS price_cents, p.stock AS stock, ' +
+    'CASE WHEN p.is_active = 1 AND p.deleted_at IS NULL THEN 1 ELSE 0 END AS for_sale';
+  const LINES_OF_CART =
+    `SELECT ci.id, ci.product_id, ci.quantity, ci.added_price_cents, ${LIVE_PRODUCT_COLUMNS} ` +
+    'FROM cart_items ci LEFT JOIN products p ON p.id = ci.product_id WHERE ci.cart_id = ? ORDER BY ci.id';
+  const LIVE_PRODUCT = `SELECT ${LIVE_PRODUCT_COLUMNS} FROM (SELECT 1 AS one) x LEFT JOIN products p ON p.id = ?`;
+
+  /** The cart when the caller may use it, otherwise 404 (no such cart, a wrong token, someone else's). */
+  async function accessibleCart(db, user, token, id) {
+    const [rows] = UUID.test(id)
+      ? await db.query(`SELECT ${CART_COLUMNS} FROM carts WHERE id = ?`, [id])
+      : [[]];
+    const cart = rows[0];
+    const hash = token === undefined ? null : createHash('sha256').update(token).digest('hex');
+    const allowed =
+      cart !== undefined &&
+      (cart.user_id === null ? hash !== null && cart.token_hash === hash : user?.id === cart.user_id);
+    if (!allowed) throw new HttpError(404, `Cart ${id} not found`);
+    return cart;
+  }
+
+  async function linesOf(db, cartId) {
+    const [rows] = await db.query(LINES_OF_CART, [cartId]);
+    return rows.map((row) => {
+      const forSale = Number(row.for_sale) === 1;
+      return {
+        id: row.id,
+        productId: row.product_id,
+        quantity: row.quantity,
+        addedPriceCents: row.added_price_cents,
+        name: row.product_name,
+        priceCents: row.price_cents,
+        available: forSale ? row.stock : 0,
+        forSale,
+      };
+    });
+  }
+
+  function problemsOf(line) {
+    if (!line.forSale) return [{ code: 'unavailable', message: 'The product is no longer for sale' }];
+    const problems = [];
+    if (line.priceCents !== line.addedPriceCents) {
+      problems.push({
+        code: 'price_changed',
+        message: `The price changed from ${line.addedPriceCents / 100} to ${line.priceCents / 100}`,
+      });
+    }
+    if (line.available < line.quantity) {
+      problems.push({
+        code: 'insufficient_stock',
+        message: `Only ${line.available} left; the line asks for ${line.quantity}`,
+      });
+    }
+    return problems;
+  }
+
+  function toCart(cart, lines) {
+    const subtotalCents = lines.reduce((sum, l) => sum + (l.forSale ? l.priceCents * l.quantity : 0), 0);
+    return {
+      id: cart.id,
+      status: cart.status,
+      items: lines.map((line) => ({
+        id: line.id,
+        product_id: line.productId,
+        product_name: line.name,
+        quantity: line.quantity,
+        price: line.forSale ? line.priceCents / 100 : null,
+        added_price: line.addedPriceCents / 100,
+        line_total: line.forSale ? (line.priceCents * line.quantity) / 100 : 0,
+        available: line.available,
+        problems: problemsOf(line),
+      })),
+      subtotal: subtotalCents / 100,
+      shipping_total: 0,
+      total: subtotalCents / 100,
+      shipping_option: null,
+      shipping_address: cart.shipping_address === null ? null : JSON.parse(cart.shipping_address),
+      email: cart.email,
+      created_at: cart.created_at.toISOString(),
+      updated_at: cart.updated_at.toISOString(),
+    };
+  }
+
+  async function readCart(user, token, id) {
+    const cart = await accessibleCart(pool, user, token, id);
+    return toCart(cart, await linesOf(pool, id));
+  }
+
+  async function getCart(user, token, id) {
+    return { status: 200, body: envelope(200, await readCart(user, token, id)) };
+  }
+
+  /** One transaction: the cart, its row locked by the touch, its lines, the product's live state, the line. */
+  async function addCartItem(user, token, id, body) {
+    if (!isObject(body)) throw badRequest('product_id must be an integer number');
+    refuseUnknown(body, ['product_id', 'quantity']);
+    const productId = bodyInteger(body, 'product_id', 'product_id', 1, INT_MAX);
+    const added = bodyInteger(body, 'quantity', 'quantity', 1, MAX_QUANTITY);
+    const connection = await pool.getConnection();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        await connection.query('START TRANSACTION');
+        try {
+          await accessibleCart(connection, user, token, id);
+          const now = new Date();
+          const [touched] = await connection.query(
+            "UPDATE carts SET updated_at = ? WHERE id = ? AND status = 'open'",
+            [sqlDatetime(now), id],
+          );
+          if (touched.affectedRows === 0) throw badRequest(`Cart ${id} is completed: start a new cart`);
+          const lines = await linesOf(connection, id);
+          const [[live]] = await connection.query(LIVE_PRODUCT, [productId]);
+          if (live.price_cents === null || Number(live.for_sale) !== 1) {
+            throw badRequest(`product ${productId} does not exist or is not for sale`);
+          }
+          const existing = lines.find((line) => line.productId === productId);
+          const quantity = (existing?.quantity ?? 0) + added;
+          if (quantity > MAX_QUANTITY) throw badRequest(`a line holds at most ${MAX_QUANTITY} units`);
+          if (quantity > live.stock)
+            throw badRequest(`only ${live.stock} in stock; the line would hold ${quantity}`);
+          if (existing === undefined) {
+            if (lines.length >= MAX_CART_LINES)
+              throw badRequest(`a cart holds at most ${MAX_CART_LINES} lines`);
+            await connection.query(
+              'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
+                'VALUES (?, ?, ?, ?, ?, ?)',
+              [id, productId, quantity, live.price_cents, now, now],
+            );
+          } else {
+            await connection.query(
+              'UPDATE cart_items SET quantity = ?, added_price_cents = ?, updated_at = ? WHERE id = ?',
+              [quantity, live.price_cents, new Date(), existing.id],
+            );
+          }
+          await connection.query('COMMIT');
+          break;
+        } catch (error) {
+          await connection.query('ROLLBACK');
+          if (!isTransientLockError(error) || attempt === 5) throw error;
+          await sleep(5 + Math.random() * 20 * attempt);
+        }
+      }
+    } finally {
+      connection.release();
+    }
+    return { status: 201, body: envelope(201, await readCart(user, token, id)) };
+  }
+
   async function login(body) {
     if (!isObject(body)) throw badRequest('username must be a string');
     refuseUnknown(body, ['username', 'password']);
@@ -574,5 +732,15 @@ export function createHandlers(config, pool) {
     return { status: 200, body: envelope(200, { status: 'ok', database: 'up' }) };
   }
 
-  return { authenticate, getProduct, listProducts, createOrder, login, health };
+  return {
+    authenticate,
+    authenticateOptional,
+    getProduct,
+    listProducts,
+    createOrder,
+    getCart,
+    addCartItem,
+    login,
+    health,
+  };
 }
