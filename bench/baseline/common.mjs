@@ -442,17 +442,23 @@ export function createHandlers(config, pool) {
         createdAt: now,
       };
       const [inserted] = await connection.query(
-        'INSERT INTO orders (order_number, user_id, total_cents, status, payment_status, shipping_address, ' +
-          'payment_method, idempotency_key, request_hash, created_at, updated_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, status, ' +
+          'payment_status, shipping_address, shipping_address_details, payment_method, idempotency_key, ' +
+          'request_hash, order_token_hash, cart_id, created_at, updated_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           created.orderNumber,
           user.id,
+          null,
           created.totalCents,
+          0,
           'pending',
           'pending',
           order.shippingAddress,
+          null,
           order.paymentMethod,
+          null,
+          null,
           null,
           null,
           now,
@@ -471,6 +477,12 @@ export function createHandlers(config, pool) {
             item.quantity,
           ]),
         ],
+      );
+      // The items as written, for the order.created event the service publishes in the transaction.
+      await connection.query(
+        'SELECT id, order_id, product_id, product_name, unit_price_cents, quantity FROM order_items ' +
+          'WHERE order_id = ? ORDER BY id ASC',
+        [created.id],
       );
       await connection.query('COMMIT');
       return created;
@@ -501,6 +513,9 @@ export function createHandlers(config, pool) {
             shipping_address: order.shippingAddress,
             payment_method: order.paymentMethod,
             payment_status: 'pending',
+            shipping_total: 0,
+            email: null,
+            shipping_address_details: null,
             created_at: created.createdAt.toISOString(),
             updated_at: created.createdAt.toISOString(),
           };
