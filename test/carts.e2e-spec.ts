@@ -533,4 +533,88 @@ describe('carts and checkout', () => {
       expect(Number(lines[0].n)).toBe(0);
     });
   });
+
+  // Last: an option shipping everywhere makes a shipping option required at every checkout after it.
+  describe('addresses and shipping options', () => {
+    const GERMAN = { ...ADDRESS, city: 'Berlin', region: '', postal_code: '10115', country: 'DE' };
+    const option = async (body: object) =>
+      (
+        await api()
+          .post('/api/v1/shipping-options')
+          .auth(admin.token, { type: 'bearer' })
+          .send(body)
+          .expect(201)
+      ).body.data as { id: number; name: string; price: number };
+
+    it('options by country; the chosen option priced into the totals and the order, to the cent', async () => {
+      const dach = await option({ name: 'DACH', price: 4.95, countries: ['DE', 'AT'] });
+      const france = await option({ name: 'France', price: 9.9, countries: ['FR'] });
+      await option({ name: 'Retired', price: 1, countries: ['DE'], is_active: false });
+      const cart = await anonymousCart();
+      const product = await createProduct(t, admin.token, { price: 0.7, stock: 10 });
+      await add(cart, product.id, 3).expect(201);
+
+      const none = await cart.auth(api().get(`/api/v1/carts/${cart.id}/shipping-options`)).expect(400);
+      expect(none.body.data.errors[0]).toMatchObject({ field: 'shipping_address', rule: 'required' });
+      await setAddress(cart, { shipping_address: GERMAN, email: 'de@example.com' }).expect(200);
+      const listed = await cart.auth(api().get(`/api/v1/carts/${cart.id}/shipping-options`)).expect(200);
+      expect(listed.body.data.map((o: { id: number }) => o.id)).toEqual([dach.id]);
+
+      const refused = await setAddress(cart, { shipping_option_id: france.id }).expect(400);
+      expect(refused.body.data.errors).toEqual([
+        {
+          field: 'shipping_option_id',
+          rule: 'applies',
+          message: `shipping option ${france.id} does not ship to DE`,
+        },
+      ]);
+      const noOption = await checkout(cart).expect(400);
+      expect(noOption.body.data.errors[0]).toMatchObject({ field: 'shipping_option_id', rule: 'required' });
+
+      const chosen = await setAddress(cart, { shipping_option_id: dach.id }).expect(200);
+      expect(chosen.body.data).toMatchObject({
+        shipping_option: { id: dach.id, name: 'DACH', price: 4.95 },
+        subtotal: 2.1,
+        shipping_total: 4.95,
+        total: 7.05,
+      });
+      // Moving the address to France drops the option that does not ship there.
+      const moved = await setAddress(cart, { shipping_address: { ...GERMAN, country: 'FR' } }).expect(200);
+      expect(moved.body.data).toMatchObject({ shipping_option: null, shipping_total: 0, total: 2.1 });
+      await setAddress(cart, { shipping_address: GERMAN, shipping_option_id: dach.id }).expect(200);
+
+      const res = await checkout(cart).expect(201);
+      expect(res.body.data).toMatchObject({
+        total_amount: 7.05,
+        shipping_total: 4.95,
+        shipping_address: 'Jane Doe, 1 Main St, Flat 2, 10115 Berlin, DE',
+        shipping_address_details: GERMAN,
+      });
+      const [row] = await t.dataSource.query(
+        'SELECT total_cents, shipping_total_cents FROM orders WHERE id = ?',
+        [res.body.data.id],
+      );
+      expect([Number(row.total_cents), Number(row.shipping_total_cents)]).toEqual([705, 495]);
+    });
+
+    it("a customer's saved address by shipping_address_id; someone else's address is refused", async () => {
+      const frank = await createAccount(t);
+      const saved = (
+        await api()
+          .post('/api/v1/me/addresses')
+          .auth(frank.token, { type: 'bearer' })
+          .send(GERMAN)
+          .expect(201)
+      ).body.data;
+      const cart = await customerCart(frank);
+      await setAddress(cart, { shipping_address_id: saved.id }).expect(200);
+      const read = await cart.auth(api().get(`/api/v1/carts/${cart.id}`)).expect(200);
+      expect(read.body.data.shipping_address).toEqual(GERMAN);
+      const theirs = await customerCart(alice);
+      const refused = await setAddress(theirs, { shipping_address_id: saved.id }).expect(400);
+      expect(refused.body.data.errors[0]).toMatchObject({ field: 'shipping_address_id', rule: 'exists' });
+      const guest = await anonymousCart();
+      await setAddress(guest, { shipping_address_id: saved.id }).expect(400);
+    });
+  });
 });

@@ -2,11 +2,13 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthUser, CurrentUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
 import { parseId } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { OptionalAuth } from '../common/public.decorator.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import { OrderDetailResponseDto } from '../orders/dto/order.dto.js';
+import { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
 import { CartsService } from './carts.service.js';
 import {
   AddCartItemDto,
@@ -82,7 +84,13 @@ export class CartsController {
 
   @Put('carts/:id')
   @OptionalAuth()
-  @ApiOperation({ summary: 'Set the e-mail and the shipping address' })
+  @ApiOperation({
+    summary: 'Set the e-mail, the shipping address and the shipping option',
+    description:
+      '`shipping_address` (an object validated like an address book entry) or `shipping_address_id` (from the ' +
+      "customer's address book); `shipping_option_id` must ship to the address's country. A new address the " +
+      'chosen option does not ship to drops the option.',
+  })
   @ApiParam(CART_ID)
   @ApiHeader(CART_TOKEN)
   @ApiEnvelope(CartResponseDto)
@@ -101,6 +109,28 @@ export class CartsController {
     @Headers('x-cart-token') token: string | undefined,
   ): Promise<CartResponseDto> {
     return this.carts.update(id, dto, { user, token });
+  }
+
+  @Get('carts/:id/shipping-options')
+  @OptionalAuth()
+  @ApiOperation({ summary: "The active shipping options that ship to the cart's address" })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(ShippingOptionResponseDto, { list: true })
+  @ApiErrors(400, 401, 404, 429, {
+    400: {
+      field: 'shipping_address',
+      rule: 'required',
+      message: 'set shipping_address with PUT /carts/{id} first',
+    },
+    404: NOT_FOUND,
+  })
+  shippingOptions(
+    @Param('id') id: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<Paginated<ShippingOptionResponseDto>> {
+    return this.carts.shippingOptions(id, { user, token });
   }
 
   @Post('carts/:id/items')

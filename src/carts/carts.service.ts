@@ -2,7 +2,9 @@ import { BadRequestException, Inject, Injectable, NotFoundException } from '@nes
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
+import { AddressBook } from '../addresses/address-book.js';
 import type { AuthUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
 import { type FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -12,6 +14,8 @@ import { TransactionRunner } from '../database/transaction-runner.js';
 import { MAX_QUANTITY, type OrderDetailResponseDto } from '../orders/dto/order.dto.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { joinLiveProduct } from '../products/product-catalog.js';
+import type { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
+import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catalog.js';
 import { Cart, CartItem } from './cart.entity.js';
 import {
   AddCartItemDto,
@@ -79,6 +83,8 @@ export class CartsService {
     @InjectRepository(Cart) private readonly carts: Repository<Cart>,
     private readonly transactions: TransactionRunner,
     private readonly orders: OrderHistory,
+    private readonly addresses: AddressBook,
+    private readonly shipping: ShippingOptionCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -101,13 +107,13 @@ export class CartsService {
       await tx.insert(Cart, created);
       return created;
     });
-    return { ...toCartResponse(cart, []), ...(token === null ? {} : { cart_token: token }) };
+    return { ...toCartResponse(cart, [], null), ...(token === null ? {} : { cart_token: token }) };
   }
 
   async get(id: string, caller: CartCaller): Promise<CartResponseDto> {
     const manager = this.carts.manager;
     const cart = await this.findAccessible(manager, id, caller);
-    return toCartResponse(cart, await linesOf(manager, id));
+    return toCartResponse(cart, await linesOf(manager, id), await this.shippingOf(manager, cart));
   }
 
   /** The customer's open cart (the most recently changed one), or 404. */
@@ -115,7 +121,7 @@ export class CartsService {
     const manager = this.carts.manager;
     const cart = await newestOpenCartOf(manager, user.id);
     if (cart === null) throw new NotFoundException('No open cart');
-    return toCartResponse(cart, await linesOf(manager, cart.id));
+    return toCartResponse(cart, await linesOf(manager, cart.id), await this.shippingOf(manager, cart));
   }
 
   async addItem(id: string, dto: AddCartItemDto, caller: CartCaller): Promise<CartResponseDto> {
@@ -179,26 +185,78 @@ export class CartsService {
   }
 
   async update(id: string, dto: UpdateCartDto, caller: CartCaller): Promise<CartResponseDto> {
-    if (dto.email === undefined && dto.shipping_address === undefined) {
-      throw fieldError('email', 'required', 'email or shipping_address is required');
+    const given = ['email', 'shipping_address', 'shipping_address_id', 'shipping_option_id'] as const;
+    if (given.every((field) => dto[field] === undefined)) {
+      throw fieldError('email', 'required', `one of ${given.join(', ')} is required`);
     }
-    return this.change(id, caller, async (tx) => {
+    if (dto.shipping_address !== undefined && dto.shipping_address_id !== undefined) {
+      throw fieldError(
+        'shipping_address_id',
+        'exclusive',
+        'give shipping_address or shipping_address_id, not both',
+      );
+    }
+    return this.change(id, caller, async (tx, _lines, cart) => {
       const changes: Partial<Cart> = { updatedAt: new Date() };
       if (dto.email !== undefined) changes.email = dto.email;
       if (dto.shipping_address !== undefined) {
+        const address = dto.shipping_address;
         changes.shippingAddress = {
-          name: dto.shipping_address.name,
-          line1: dto.shipping_address.line1,
-          line2: dto.shipping_address.line2 ?? null,
-          city: dto.shipping_address.city,
-          region: dto.shipping_address.region ?? null,
-          postal_code: dto.shipping_address.postal_code,
-          country: dto.shipping_address.country.toUpperCase(),
-          phone: dto.shipping_address.phone ?? null,
+          name: address.name,
+          line1: address.line1,
+          line2: address.line2 ?? '',
+          city: address.city,
+          region: address.region ?? '',
+          postal_code: address.postal_code ?? '',
+          country: address.country,
+          phone: address.phone ?? '',
         };
+      }
+      if (dto.shipping_address_id !== undefined) {
+        const saved =
+          cart.userId === null
+            ? null
+            : await this.addresses.findOwn(tx, cart.userId, dto.shipping_address_id);
+        if (saved === null) {
+          throw fieldError(
+            'shipping_address_id',
+            'exists',
+            `address ${dto.shipping_address_id} is not in your address book`,
+          );
+        }
+        const { name, line1, line2, city, region, postal_code, country, phone } = saved;
+        changes.shippingAddress = { name, line1, line2, city, region, postal_code, country, phone };
+      }
+      const country = (changes.shippingAddress ?? cart.shippingAddress)?.country;
+      const optionId = dto.shipping_option_id === undefined ? cart.shippingOptionId : dto.shipping_option_id;
+      if (optionId !== null) {
+        const option =
+          country === undefined ? null : await this.shipping.findApplicable(tx, optionId, country);
+        if (option === null && dto.shipping_option_id !== undefined) {
+          throw fieldError(
+            'shipping_option_id',
+            'applies',
+            country === undefined
+              ? 'set shipping_address before shipping_option_id'
+              : `shipping option ${optionId} does not ship to ${country}`,
+          );
+        }
+        // A new address the chosen option does not ship to drops the option.
+        changes.shippingOptionId = option === null ? null : optionId;
       }
       await tx.update(Cart, { id }, changes);
     });
+  }
+
+  /** The active shipping options that ship to the cart's address (400 without an address). */
+  async shippingOptions(id: string, caller: CartCaller): Promise<Paginated<ShippingOptionResponseDto>> {
+    const cart = await this.findAccessible(this.carts.manager, id, caller);
+    if (cart.shippingAddress === null) {
+      throw fieldError('shipping_address', 'required', 'set shipping_address with PUT /carts/{id} first');
+    }
+    const options = await this.shipping.applicableTo(cart.shippingAddress.country);
+    // Every option on one page: a shop has few.
+    return new Paginated(options, options.length, 1, Math.max(1, options.length));
   }
 
   /**
@@ -282,6 +340,19 @@ export class CartsService {
             message: 'set shipping_address with PUT /carts/{id} first',
           });
         }
+        const option = current.shippingAddress === null ? null : await this.shippingOf(tx, current);
+        // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
+        if (
+          current.shippingAddress !== null &&
+          option === null &&
+          (await this.shipping.applicableTo(current.shippingAddress.country)).length > 0
+        ) {
+          missing.push({
+            field: 'shipping_option_id',
+            rule: 'required',
+            message: 'choose one of GET /carts/{id}/shipping-options with PUT /carts/{id}',
+          });
+        }
         if (missing.length > 0) throw new ValidationFailedException(missing);
         const short = lines.flatMap(lineRefusal);
         if (short.length > 0) throw new ValidationFailedException(short);
@@ -293,7 +364,7 @@ export class CartsService {
             .map((line) => ({ productId: line.productId, quantity: line.quantity }))
             .sort((a, b) => a.productId - b.productId),
           shippingAddress: current.shippingAddress!,
-          shippingTotalCents: 0,
+          shippingTotalCents: option === null ? 0 : Math.round(option.price * 100),
           paymentMethod: dto.payment_method,
           orderToken,
         });
@@ -321,18 +392,25 @@ export class CartsService {
     });
   }
 
+  /** The cart's shipping option while it is active and ships to the cart's address; otherwise null. */
+  private shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
+    if (cart.shippingOptionId === null || cart.shippingAddress === null) return Promise.resolve(null);
+    return this.shipping.findApplicable(manager, cart.shippingOptionId, cart.shippingAddress.country);
+  }
+
   /** A change of an open cart in one transaction, its row locked first; answers the cart as changed. */
   private async change(
     id: string,
     caller: CartCaller,
-    work: (tx: EntityManager, lines: Line[]) => Promise<void>,
+    work: (tx: EntityManager, lines: Line[], cart: Cart) => Promise<void>,
   ): Promise<CartResponseDto> {
     await this.transactions.run('change cart', async (tx) => {
       await this.findAccessible(tx, id, caller);
       if ((await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(new Date()), id])) === 0) {
         throw new BadRequestException(`Cart ${id} is completed: start a new cart`);
       }
-      await work(tx, await linesOf(tx, id));
+      // Read again under the row lock just taken: concurrent changes of the cart apply one after the other.
+      await work(tx, await linesOf(tx, id), await tx.findOneByOrFail(Cart, { id }));
     });
     return this.get(id, caller);
   }
@@ -443,12 +521,16 @@ function toLineResponse(line: Line): CartItemResponseDto {
   };
 }
 
-function toCartResponse(cart: Cart, lines: Line[]): CartResponseDto {
+function toCartResponse(
+  cart: Cart,
+  lines: Line[],
+  option: ShippingOptionResponseDto | null,
+): CartResponseDto {
   const subtotalCents = lines.reduce(
     (sum, line) => sum + (line.forSale ? line.priceCents! * line.quantity : 0),
     0,
   );
-  const shippingCents = 0;
+  const shippingCents = option === null ? 0 : Math.round(option.price * 100);
   return {
     id: cart.id,
     status: cart.status,
@@ -456,7 +538,7 @@ function toCartResponse(cart: Cart, lines: Line[]): CartResponseDto {
     subtotal: subtotalCents / 100,
     shipping_total: shippingCents / 100,
     total: (subtotalCents + shippingCents) / 100,
-    shipping_option: null,
+    shipping_option: option === null ? null : { id: option.id, name: option.name, price: option.price },
     shipping_address: cart.shippingAddress,
     email: cart.email,
     created_at: cart.createdAt.toISOString(),

@@ -1,20 +1,11 @@
+import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { StockRequest } from '../products/product-catalog.js';
 import type { OrderDetailResponseDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';
 
-/** A structured postal address as an order keeps it (`shipping_address_details`). */
-export interface ShippingAddressDetails {
-  name: string;
-  line1: string;
-  line2: string | null;
-  city: string;
-  region: string | null;
-  postal_code: string;
-  /** ISO 3166-1 alpha-2, upper case. */
-  country: string;
-  phone: string | null;
-}
+/** A structured postal address as an order keeps it (`shipping_address_details`); empty optional fields are "". */
+export type ShippingAddressDetails = AddressFields;
 
 /** An order placed from a cart: the cart's lines, address, shipping and who buys (a user, or a guest's e-mail). */
 export interface CartOrder {

@@ -1,8 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsEmail, IsInt, IsObject, IsString, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  IsEmail,
+  IsInt,
+  IsObject,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { Optional, CodePointLength } from '../../common/validation.js';
-import { MAX_QUANTITY, ShippingAddressDto } from '../../orders/dto/order.dto.js';
+import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
+import { MAX_QUANTITY } from '../../orders/dto/order.dto.js';
 import type { ShippingAddressDetails } from '../../orders/order-history.js';
 import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
 
@@ -45,12 +56,39 @@ export class UpdateCartDto {
   @IsEmail()
   email?: string;
 
-  @ApiPropertyOptional({ type: ShippingAddressDto, description: 'The address the order ships to' })
+  @ApiPropertyOptional({
+    type: AddressFieldsDto,
+    description: 'The address the order ships to (or shipping_address_id, not both)',
+  })
   @Optional()
   @IsObject()
   @ValidateNested()
-  @Type(() => ShippingAddressDto)
-  shipping_address?: ShippingAddressDto;
+  @Type(() => AddressFieldsDto)
+  shipping_address?: AddressFieldsDto;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 7,
+    description: "An address of the customer's address book (GET /me/addresses), copied onto the cart",
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  shipping_address_id?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 3,
+    description:
+      "One of GET /carts/{id}/shipping-options (it must ship to the address's country); null: none",
+  })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  shipping_option_id?: number | null;
 }
 
 export class CheckoutDto {
@@ -112,7 +150,7 @@ export class CartResponseDto {
   @ApiProperty({ example: 64.92, description: 'subtotal + shipping_total; no taxes or promotions' })
   total: number;
   @ApiProperty({ type: CartShippingOptionDto, nullable: true }) shipping_option: CartShippingOptionDto | null;
-  @ApiProperty({ type: ShippingAddressDto, nullable: true }) shipping_address: ShippingAddressDetails | null;
+  @ApiProperty({ type: AddressFieldsDto, nullable: true }) shipping_address: ShippingAddressDetails | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'guest@example.com' }) email: string | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;

@@ -6,15 +6,12 @@ import {
   IsArray,
   IsIn,
   IsInt,
-  IsISO31661Alpha2,
   IsISO8601,
   IsObject,
   IsString,
   Max,
-  Matches,
   MaxLength,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination.js';
@@ -23,6 +20,7 @@ import type { AccountSummary } from '../../users/user-accounts.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
 import type { ShippingAddressDetails } from '../order-history.js';
+import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
@@ -145,53 +143,6 @@ export class UpdateOrderStatusDto {
   payment_status?: PaymentStatus;
 }
 
-/** A structured postal address (carts, orders placed from them). */
-export class ShippingAddressDto implements ShippingAddressDetails {
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Jane Doe' })
-  @IsString()
-  @CodePointLength(1, 100)
-  name: string;
-
-  @ApiProperty({ minLength: 1, maxLength: 200, example: '1 Main St' })
-  @IsString()
-  @CodePointLength(1, 200)
-  line1: string;
-
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 200, example: 'Flat 2' })
-  @ValidateIf((_object, value) => value !== undefined && value !== null)
-  @IsString()
-  @CodePointLength(0, 200)
-  line2: string | null;
-
-  @ApiProperty({ minLength: 1, maxLength: 100, example: 'Springfield' })
-  @IsString()
-  @CodePointLength(1, 100)
-  city: string;
-
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 100, example: 'IL' })
-  @ValidateIf((_object, value) => value !== undefined && value !== null)
-  @IsString()
-  @CodePointLength(0, 100)
-  region: string | null;
-
-  @ApiProperty({ minLength: 1, maxLength: 20, example: '62701' })
-  @IsString()
-  @CodePointLength(1, 20)
-  postal_code: string;
-
-  @ApiProperty({ example: 'US', description: 'ISO 3166-1 alpha-2' })
-  @IsISO31661Alpha2()
-  country: string;
-
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 32, example: '+1 555 0100' })
-  @ValidateIf((_object, value) => value !== undefined && value !== null)
-  @IsString()
-  @Matches(/^\+?[0-9 ()-]{3,32}$/, {
-    message: 'phone must be digits, spaces, parentheses, - and an optional leading +',
-  })
-  phone: string | null;
-}
-
 /** The address as one line (`shipping_address` of an order placed from a cart), at most 255 characters. */
 export function formatAddress(address: ShippingAddressDetails): string {
   const locality = [address.postal_code, address.city, address.region].filter((part) => part).join(' ');
@@ -220,7 +171,7 @@ export class OrderResponseDto {
   })
   email: string | null;
   @ApiProperty({
-    type: ShippingAddressDto,
+    type: AddressFieldsDto,
     nullable: true,
     description: 'The structured address of an order placed from a cart; null for POST /orders',
   })
