@@ -590,8 +590,24 @@ export function createHandlers(config, pool) {
     return problems;
   }
 
-  function toCart(cart, lines) {
+  /** The cart's shipping option while it is active and ships to the cart's address; otherwise null. */
+  async function shippingOf(db, cart) {
+    if (cart.shipping_option_id === null || cart.shipping_address === null) return null;
+    const [rows] = await db.query(
+      'SELECT id, name, price_cents, countries FROM shipping_options ' +
+        'WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1',
+      [cart.shipping_option_id],
+    );
+    const countries = rows.length === 0 ? [] : JSON.parse(rows[0].countries);
+    const { country } = JSON.parse(cart.shipping_address);
+    return rows.length === 0 || (countries.length > 0 && !countries.includes(country))
+      ? null
+      : { id: rows[0].id, name: rows[0].name, price: rows[0].price_cents / 100 };
+  }
+
+  function toCart(cart, lines, option) {
     const subtotalCents = lines.reduce((sum, l) => sum + (l.forSale ? l.priceCents * l.quantity : 0), 0);
+    const shippingCents = option === null ? 0 : Math.round(option.price * 100);
     return {
       id: cart.id,
       status: cart.status,
@@ -607,9 +623,9 @@ export function createHandlers(config, pool) {
         problems: problemsOf(line),
       })),
       subtotal: subtotalCents / 100,
-      shipping_total: 0,
-      total: subtotalCents / 100,
-      shipping_option: null,
+      shipping_total: shippingCents / 100,
+      total: (subtotalCents + shippingCents) / 100,
+      shipping_option: option,
       shipping_address: cart.shipping_address === null ? null : JSON.parse(cart.shipping_address),
       email: cart.email,
       created_at: cart.created_at.toISOString(),
@@ -619,7 +635,7 @@ export function createHandlers(config, pool) {
 
   async function readCart(user, token, id) {
     const cart = await accessibleCart(pool, user, token, id);
-    return toCart(cart, await linesOf(pool, id));
+    return toCart(cart, await linesOf(pool, id), await shippingOf(pool, cart));
   }
 
   async function getCart(user, token, id) {
@@ -645,6 +661,11 @@ export function createHandlers(config, pool) {
           );
           if (touched.affectedRows === 0) throw badRequest(`Cart ${id} is completed: start a new cart`);
           const lines = await linesOf(connection, id);
+          // The cart again, under the row lock the touch took.
+          await connection.query(
+            `SELECT ${CART_COLUMNS.replace('token_hash, ', '')} FROM carts WHERE id = ? LIMIT 1`,
+            [id],
+          );
           const [[live]] = await connection.query(LIVE_PRODUCT, [productId]);
           if (live.price_cents === null || Number(live.for_sale) !== 1) {
             throw badRequest(`product ${productId} does not exist or is not for sale`);
