@@ -21,11 +21,30 @@ import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
 export const MAX_CART_LINES = 100;
 
 export class AddCartItemDto {
-  @ApiProperty({ type: 'integer', example: 12, minimum: 1, description: 'An id from GET /products' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 12,
+    minimum: 1,
+    description:
+      'A product without active variants (GET /products); with variant_id, optional and then checked',
+  })
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
-  product_id: number;
+  product_id?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 31,
+    minimum: 1,
+    description: "One of a product's `variants`: required for a product with active variants",
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  variant_id?: number;
 
   @ApiProperty({
     type: 'integer',
@@ -122,6 +141,15 @@ export class CartItemResponseDto {
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ type: 'string', nullable: true, example: 'Espresso cup', description: 'null: product gone' })
   product_name: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 31,
+    description: 'null: a product without variants',
+  })
+  variant_id: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'TEE-RED-M' }) sku: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'Red / M' }) variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ type: 'number', nullable: true, example: 19.99, description: 'The live unit price' })
   price: number | null;
