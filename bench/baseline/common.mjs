@@ -553,13 +553,27 @@ export function createHandlers(config, pool) {
   // Carts: the service's statements (carts.service.ts) for a customer's cart or an anonymous one with its token.
   const CART_COLUMNS =
     'id, user_id, token_hash, status, email, shipping_address, shipping_option_id, created_at, updated_at';
-  const LIVE_PRODUCT_COLUMNS =
-    'p.name AS product_name, p.price_cents AS price_cents, p.stock AS stock, ' +
-    'CASE WHEN p.is_active = 1 AND p.deleted_at IS NULL THEN 1 ELSE 0 END AS for_sale';
+  // A line's product, or its variant and the variant's product: live price, stock and whether it is for sale
+  // (a product sold in variants only through one of them), as joinLiveProduct in product-catalog.ts.
+  const liveJoin = (productId, variantId) => ({
+    join:
+      `LEFT JOIN product_variants lv ON lv.id = ${variantId} ` +
+      `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productId})`,
+    columns:
+      'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
+      'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
+      'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',
+  });
+  const lineJoin = liveJoin('ci.product_id', 'ci.variant_id');
   const LINES_OF_CART =
-    `SELECT ci.id, ci.product_id, ci.quantity, ci.added_price_cents, ${LIVE_PRODUCT_COLUMNS} ` +
-    'FROM cart_items ci LEFT JOIN products p ON p.id = ci.product_id WHERE ci.cart_id = ? ORDER BY ci.id';
-  const LIVE_PRODUCT = `SELECT ${LIVE_PRODUCT_COLUMNS} FROM (SELECT 1 AS one) x LEFT JOIN products p ON p.id = ?`;
+    'SELECT ci.id, ci.product_id AS line_product_id, ci.variant_id, ci.quantity, ci.added_price_cents, ' +
+    `${lineJoin.columns} FROM cart_items ci ${lineJoin.join} WHERE ci.cart_id = ? ORDER BY ci.id`;
+  const liveOne = liveJoin('?', '?');
+  const LIVE_PRODUCT =
+    `SELECT ${liveOne.columns}, lv.product_id AS variant_product_id ` +
+    `FROM (SELECT 1 AS one) x ${liveOne.join}`;
 
   /** The cart when the caller may use it, otherwise 404 (no such cart, a wrong token, someone else's). */
   async function accessibleCart(db, user, token, id) {
@@ -581,7 +595,10 @@ export function createHandlers(config, pool) {
       const forSale = Number(row.for_sale) === 1;
       return {
         id: row.id,
-        productId: row.product_id,
+        productId: row.line_product_id,
+        variantId: row.variant_id,
+        sku: row.sku,
+        variantTitle: row.variant_title,
         quantity: row.quantity,
         addedPriceCents: row.added_price_cents,
         name: row.product_name,
@@ -635,6 +652,9 @@ export function createHandlers(config, pool) {
         id: line.id,
         product_id: line.productId,
         product_name: line.name,
+        variant_id: line.variantId,
+        sku: line.sku,
+        variant_title: line.variantTitle,
         quantity: line.quantity,
         price: line.forSale ? line.priceCents / 100 : null,
         added_price: line.addedPriceCents / 100,
@@ -664,9 +684,12 @@ export function createHandlers(config, pool) {
 
   /** One transaction: the cart, its row locked by the touch, its lines, the product's live state, the line. */
   async function addCartItem(user, token, id, body) {
-    if (!isObject(body)) throw badRequest('product_id must be an integer number');
-    refuseUnknown(body, ['product_id', 'quantity']);
-    const productId = bodyInteger(body, 'product_id', 'product_id', 1, INT_MAX);
+    if (!isObject(body)) throw badRequest('quantity must be an integer number');
+    refuseUnknown(body, ['product_id', 'variant_id', 'quantity']);
+    const productId =
+      body.product_id === undefined ? null : bodyInteger(body, 'product_id', 'product_id', 1, INT_MAX);
+    const variantId =
+      body.variant_id === undefined ? null : bodyInteger(body, 'variant_id', 'variant_id', 1, INT_MAX);
     const added = bodyInteger(body, 'quantity', 'quantity', 1, MAX_QUANTITY);
     const connection = await pool.getConnection();
     try {
@@ -686,22 +709,34 @@ export function createHandlers(config, pool) {
             `SELECT ${CART_COLUMNS.replace('token_hash, ', '')} FROM carts WHERE id = ? LIMIT 1`,
             [id],
           );
-          const [[live]] = await connection.query(LIVE_PRODUCT, [productId]);
-          if (live.price_cents === null || Number(live.for_sale) !== 1) {
-            throw badRequest(`product ${productId} does not exist or is not for sale`);
+          if (productId === null && variantId === null)
+            throw badRequest('product_id or variant_id is required');
+          const [[live]] = await connection.query(LIVE_PRODUCT, [variantId, productId]);
+          const what = variantId === null ? `product ${productId}` : `variant ${variantId}`;
+          if (variantId !== null && live.variant_product_id === null) {
+            throw badRequest(`${what} does not exist or is not for sale`);
           }
-          const existing = lines.find((line) => line.productId === productId);
+          if (productId !== null && live.product_id !== null && live.product_id !== productId) {
+            throw badRequest(`variant ${variantId} is not of product ${productId}`);
+          }
+          if (live.product_id === null || Number(live.for_sale) !== 1) {
+            throw badRequest(`${what} does not exist or is not for sale`);
+          }
+          const existing = lines.find(
+            (line) => line.productId === live.product_id && line.variantId === variantId,
+          );
           const quantity = (existing?.quantity ?? 0) + added;
           if (quantity > MAX_QUANTITY) throw badRequest(`a line holds at most ${MAX_QUANTITY} units`);
-          if (quantity > live.stock)
+          if (quantity > live.stock) {
             throw badRequest(`only ${live.stock} in stock; the line would hold ${quantity}`);
+          }
           if (existing === undefined) {
             if (lines.length >= MAX_CART_LINES)
               throw badRequest(`a cart holds at most ${MAX_CART_LINES} lines`);
             await connection.query(
-              'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
-                'VALUES (?, ?, ?, ?, ?, ?)',
-              [id, productId, quantity, live.price_cents, now, now],
+              'INSERT INTO cart_items (cart_id, product_id, variant_id, quantity, added_price_cents, created_at, ' +
+                'updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+              [id, live.product_id, variantId, quantity, live.price_cents, now, now],
             );
           } else {
             await connection.query(
