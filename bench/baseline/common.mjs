@@ -156,9 +156,9 @@ const PRODUCT_COLUMNS =
   'id, name, description, price_cents, stock, category_id, image, slug, is_active, created_at, updated_at';
 /** A product read with its images, one row per image, as the service reads it (product-statements.ts). */
 const productWithImages = (where) =>
-  `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, i.path AS image_path, i.alt AS image_alt, ` +
-  'i.position AS image_position FROM products p LEFT JOIN product_images i ON i.product_id = p.id ' +
-  `WHERE ${where} AND p.deleted_at IS NULL`;
+  `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, o.options, i.path AS image_path, i.alt AS image_alt, ` +
+  'i.position AS image_position FROM products p LEFT JOIN product_options o ON o.product_id = p.id ' +
+  `LEFT JOIN product_images i ON i.product_id = p.id WHERE ${where} AND p.deleted_at IS NULL`;
 const MAX_ITEMS = 100;
 const MAX_QUANTITY = 1000;
 const MAX_CART_LINES = 100;
@@ -244,7 +244,10 @@ export function createHandlers(config, pool) {
       .filter((row) => row.image_path !== null)
       .map((row) => ({ url: row.image_path, alt: row.image_alt, position: row.image_position }))
       .sort((a, b) => a.position - b.position);
-    return { status: 200, body: envelope(200, toProduct(rows[0], images)) };
+    // The seeded products have no options, so the service reads no variants either.
+    if (rows[0].options !== null)
+      throw new Error('The benchmark baseline reads products without options only');
+    return { status: 200, body: envelope(200, { ...toProduct(rows[0], images), options: [], variants: [] }) };
   }
 
   let minTokenSize;
@@ -269,12 +272,12 @@ export function createHandlers(config, pool) {
       if ([...word].length >= min) {
         terms.push(`+${word}${last ? '*' : ''}`);
       } else {
-        where.push(`CONCAT(p.name, ' ', p.description) REGEXP ?`);
+        where.push(`CONCAT_WS(' ', p.name, p.description, p.search_text) REGEXP ?`);
         params.push(`\\b${word}${last ? '' : '\\b'}`);
       }
     });
     if (terms.length === 0) return { score: '0', scoreParams: [] };
-    const match = 'MATCH (p.name, p.description) AGAINST (? IN BOOLEAN MODE)';
+    const match = 'MATCH (p.name, p.description, p.search_text) AGAINST (? IN BOOLEAN MODE)';
     where.unshift(match);
     params.unshift(terms.join(' '));
     return { score: match, scoreParams: [terms.join(' ')] };
