@@ -652,8 +652,17 @@ describe('carts and checkout', () => {
         total: 7.05,
       });
       // Moving the address to France drops the option that does not ship there.
-      const moved = await setAddress(cart, { shipping_address: { ...GERMAN, country: 'FR' } }).expect(200);
+      // (Optional address fields left out are kept as "", as the address book keeps them.)
+      const paris = { name: 'Jane Doe', line1: '1 Rue X', city: 'Paris', country: 'FR' };
+      const moved = await setAddress(cart, { shipping_address: paris }).expect(200);
       expect(moved.body.data).toMatchObject({ shipping_option: null, shipping_total: 0, total: 2.1 });
+      expect(moved.body.data.shipping_address).toEqual({
+        ...paris,
+        line2: '',
+        region: '',
+        postal_code: '',
+        phone: '',
+      });
       await setAddress(cart, { shipping_address: GERMAN, shipping_option_id: dach.id }).expect(200);
 
       const res = await checkout(cart).expect(201);
@@ -689,5 +698,30 @@ describe('carts and checkout', () => {
       const guest = await anonymousCart();
       await setAddress(guest, { shipping_address_id: saved.id }).expect(400);
     });
+  });
+});
+
+describe('anonymous cart creation rate limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ...ADMIN_ENV, THROTTLE_CART_LIMIT: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('THROTTLE_CART_LIMIT anonymous carts per client and window, then 429; customers are not counted in it', async () => {
+    const api = () => request(t.url);
+    const first = await api().post('/api/v1/carts').expect(201);
+    expect(first.headers['x-ratelimit-limit']).toBe('2');
+    await api().post('/api/v1/carts').expect(201);
+    const refused = await api().post('/api/v1/carts').expect(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM carts');
+    expect(Number(n)).toBe(2);
+    const customer = await createAccount(t);
+    await api().post('/api/v1/carts').auth(customer.token, { type: 'bearer' }).expect(201);
   });
 });

@@ -79,6 +79,17 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       return { id: res.body.data.id };
     },
     shipping_options: async () => ({ id: (await createShippingOption(admin.token)).id }),
+    carts: async () => ({ id: (await request(t.url).post('/api/v1/carts').expect(201)).body.data.id }),
+    cart_items: async () => {
+      const cart = (await request(t.url).post('/api/v1/carts').expect(201)).body.data;
+      const product = await createProduct(t, admin.token);
+      const res = await request(t.url)
+        .post(`/api/v1/carts/${cart.id}/items`)
+        .set('X-Cart-Token', cart.cart_token)
+        .send({ product_id: product.id, quantity: 1 })
+        .expect(201);
+      return { id: res.body.data.items[0].id };
+    },
     categories: async () => {
       const res = await request(t.url)
         .post('/api/v1/categories')

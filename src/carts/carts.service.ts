@@ -241,16 +241,13 @@ export class CartsService {
       const changes: Partial<Cart> = { updatedAt: new Date() };
       if (dto.email !== undefined) changes.email = dto.email;
       if (dto.shipping_address !== undefined) {
-        const address = dto.shipping_address;
+        // Kept as the address book keeps one: optional fields not given are "".
         changes.shippingAddress = {
-          name: address.name,
-          line1: address.line1,
-          line2: address.line2 ?? '',
-          city: address.city,
-          region: address.region ?? '',
-          postal_code: address.postal_code ?? '',
-          country: address.country,
-          phone: address.phone ?? '',
+          line2: '',
+          region: '',
+          postal_code: '',
+          phone: '',
+          ...dto.shipping_address,
         };
       }
       if (dto.shipping_address_id !== undefined) {

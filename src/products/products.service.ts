@@ -22,7 +22,6 @@ import {
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
-  toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
 import type { ProductDetailResponseDto } from './dto/variant.dto.js';

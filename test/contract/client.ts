@@ -194,6 +194,8 @@ export async function saveAddressAndShipping(
   return price === undefined && countries === undefined
     ? { address: saved.data.data, options: [] }
     : { address: saved.data.data, options: data.data };
+}
+
 /** A product page by its slug (the path segment takes an id or a slug), with its gallery in order. */
 export async function productPage(slug: string): Promise<{ title: string; gallery: string[] }> {
   const { data, error } = await api.GET('/api/v1/products/{id}', { params: { path: { id: slug } } });

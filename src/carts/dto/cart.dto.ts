@@ -13,51 +13,18 @@ import {
 } from 'class-validator';
 import { Optional, CodePointLength } from '../../common/validation.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
-import { MAX_QUANTITY } from '../../orders/dto/order.dto.js';
+import { MAX_QUANTITY, OrderItemInputDto } from '../../orders/dto/order.dto.js';
 import type { ShippingAddressDetails } from '../../orders/order-history.js';
 import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
 
 /** Lines per cart, as many as an order may have. */
 export const MAX_CART_LINES = 100;
 
-export class AddCartItemDto {
-  @ApiPropertyOptional({
-    type: 'integer',
-    example: 12,
-    minimum: 1,
-    description:
-      'A product without active variants (GET /products); with variant_id, optional and then checked',
-  })
-  @Optional()
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
-  product_id?: number;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    example: 31,
-    minimum: 1,
-    description: "One of a product's `variants`: required for a product with active variants",
-  })
-  @Optional()
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
-  variant_id?: number;
-
-  @ApiProperty({
-    type: 'integer',
-    example: 2,
-    minimum: 1,
-    maximum: MAX_QUANTITY,
-    description: 'Added to the line when the product is in the cart already (the line at most 1000)',
-  })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_QUANTITY)
-  quantity: number;
-}
+/**
+ * `{product_id | variant_id, quantity}` with the rules of an order's item; the quantity is added to the line
+ * when the product (or variant) is in the cart already, the line holding at most 1000.
+ */
+export class AddCartItemDto extends OrderItemInputDto {}
 
 export class UpdateCartItemDto {
   @ApiProperty({ type: 'integer', example: 3, minimum: 1, maximum: MAX_QUANTITY })

@@ -13,8 +13,6 @@ import {
   Matches,
   Max,
   Min,
-  ValidateBy,
-  buildMessage,
 } from 'class-validator';
 import { IsMoney } from '../../common/money.js';
 import { SearchPageQueryDto } from '../../common/pagination.js';
