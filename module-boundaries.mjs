@@ -3,7 +3,15 @@
 // statements, private helpers) is the module's own. eslint.config.mjs turns this into no-restricted-imports
 // rules; docs/extending.md#module-boundaries explains it; `npm run generate:module` adds and removes entries.
 export const publicSurface = {
-  auth: ['auth.module', 'auth-user', 'guards', 'password-hasher', 'token-authenticator', 'dto/register.dto'],
+  auth: [
+    'auth.module',
+    'auth-user',
+    'guards',
+    'password-hasher',
+    'token-authenticator',
+    'account-tokens',
+    'dto/register.dto',
+  ],
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
   categories: ['categories.module', 'category-directory', 'category-events'],
   products: ['products.module', 'product-catalog', 'product-events'],
@@ -12,6 +20,7 @@ export const publicSurface = {
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
+  mail: ['mail.module', 'mail-jobs'],
   addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
   'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
   carts: ['carts.module'],

@@ -7,7 +7,6 @@
 //
 // Environment: BENCH_DATABASE_URL (mysql://root@127.0.0.1:3306/bench_search_100k) for MariaDB/MySQL; the
 // SQLite file is seeded under the system's temporary directory and kept for the next run.
-import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request } from 'node:http';
@@ -18,6 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { COMMON_WORDS, DATA_SET, PRODUCT_SEED, prepareDatabase, productText, prng } from './lib/seed.mjs';
 
+// The service's own choice of SQLite driver for this Node.js (src/database/sqlite-driver.ts).
+const { loadSqliteDriver } = await import('../dist/src/database/sqlite-driver.js');
+const Database = await loadSqliteDriver();
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PARALLEL = 10;
 const options = Object.fromEntries(

@@ -16,6 +16,7 @@ import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { MailModule } from './mail/mail.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
 import { ProductsModule } from './products/products.module.js';
@@ -52,6 +53,7 @@ export class AppModule {
         OrdersModule,
         CartsModule,
         RealtimeModule,
+        MailModule,
         WebhooksModule,
         AddressesModule,
         ShippingOptionsModule,

@@ -14,6 +14,7 @@ const USER_FIELDS = [
   'phone',
   'address',
   'is_active',
+  'email_verified',
   'role',
   'created_at',
   'updated_at',

@@ -5,8 +5,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobQueueUnavailableError } from '../src/jobs/bullmq-job-queue.js';
-import { JobQueue } from '../src/jobs/job-queue.js';
+import { JobQueue, JobQueueUnavailableError } from '../src/jobs/job-queue.js';
 import { freePort } from './support/app-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 

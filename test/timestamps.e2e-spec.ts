@@ -99,6 +99,14 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       return { id: res.body.data.id };
     },
     webhooks: async () => ({ id: await registerWebhook() }),
+    // Registration queues the verification e-mail; its job stores the token.
+    account_tokens: async () => {
+      const account = await createAccount(t);
+      const tokens = () =>
+        t.dataSource.query('SELECT id FROM account_tokens WHERE user_id = ?', [account.id]);
+      await eventually(async () => (await tokens()).length > 0);
+      return { id: (await tokens())[0].id };
+    },
     // A delivery is queued after the commit of an event the webhook subscribes to.
     webhook_deliveries: async () => {
       const webhookId = await registerWebhook();

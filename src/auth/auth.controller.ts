@@ -2,11 +2,13 @@ import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
-import { AuthRateLimit } from '../common/rate-limit.js';
+import { AuthRateLimit, MailRateLimit } from '../common/rate-limit.js';
 import type { ClientInfo } from '../sessions/user-sessions.js';
 import { UserResponseDto } from '../users/dto/user-response.dto.js';
 import { AuthUser, CurrentUser, RequestClient } from './auth-user.js';
-import { AuthService } from './auth.service.js';
+import { AccountTokensService } from './account-tokens.service.js';
+import { AuthService, EMAIL_NOT_VERIFIED } from './auth.service.js';
+import { AccountEmailDto, ConfirmPasswordResetDto, TokenDto } from './dto/account-tokens.dto.js';
 import { LoginDto, LoginResponseDto, RefreshDto, TokensDto } from './dto/login.dto.js';
 import { RegisterDto } from './dto/register.dto.js';
 import { LoginLockGuard } from './login-lock.guard.js';
@@ -14,7 +16,10 @@ import { LoginLockGuard } from './login-lock.guard.js';
 @ApiTags('auth')
 @Controller()
 export class AuthController {
-  constructor(private readonly auth: AuthService) {}
+  constructor(
+    private readonly auth: AuthService,
+    private readonly accountTokens: AccountTokensService,
+  ) {}
 
   @Post('register')
   @Public()
@@ -42,12 +47,14 @@ export class AuthController {
       'Unknown user and wrong password give the same 401. The access token lives `expires_in` seconds ' +
       '(JWT_EXPIRES_IN); the refresh token renews it at POST /auth/refresh. After LOGIN_MAX_FAILURES failures ' +
       'for one username within LOGIN_FAILURE_WINDOW, from any address, that username gets 429 with ' +
-      'Retry-After until the window ends (unknown usernames alike).',
+      'Retry-After until the window ends (unknown usernames alike). With REQUIRE_VERIFIED_EMAIL=true an account ' +
+      'whose e-mail address is not verified gets 403 (after its password was checked).',
   })
   @ApiEnvelope(LoginResponseDto, { description: 'Tokens and user (without phone and address)' })
-  @ApiErrors(400, 401, 429, {
+  @ApiErrors(400, 401, 403, 429, {
     400: { field: 'password', rule: 'isString', message: 'password must be a string' },
     401: 'Invalid username or password',
+    403: EMAIL_NOT_VERIFIED,
   })
   login(@Body() dto: LoginDto, @RequestClient() client: ClientInfo): Promise<LoginResponseDto> {
     return this.auth.login(dto, client);
@@ -82,5 +89,81 @@ export class AuthController {
   @ApiErrors(401, 429)
   logout(@CurrentUser() user: AuthUser): Promise<void> {
     return this.auth.logout(user);
+  }
+
+  @Post('auth/password-reset')
+  @Public()
+  @MailRateLimit()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Ask for a password reset e-mail',
+    description:
+      'Answers 200 with `data: null` whether or not an active account has this address, in the same time: the ' +
+      'e-mail (a link with a one-time token valid PASSWORD_RESET_TTL) is sent in the background, to known ' +
+      'addresses only. A new request makes the older tokens of the account stop working. Rate limited per ' +
+      'client by THROTTLE_MAIL_LIMIT per THROTTLE_TTL_MS.',
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 429, {
+    400: { field: 'email', rule: 'isEmail', message: 'email must be a valid email address' },
+  })
+  requestPasswordReset(@Body() dto: AccountEmailDto): Promise<void> {
+    return this.accountTokens.requestPasswordReset(dto.email);
+  }
+
+  @Post('auth/password-reset/confirm')
+  @Public()
+  @AuthRateLimit()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Set a new password with the token of the password reset e-mail',
+    description:
+      "The password follows registration's rules. The token works once; every session of the account is " +
+      'revoked (its tokens stop working, its WebSocket connections are closed), and the e-mail address counts ' +
+      'as verified. An unknown, used or expired token: 400 naming `token`.',
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 429, {
+    400: { field: 'token', rule: 'valid', message: 'token is unknown, used or expired' },
+  })
+  confirmPasswordReset(@Body() dto: ConfirmPasswordResetDto): Promise<void> {
+    return this.accountTokens.confirmPasswordReset(dto);
+  }
+
+  @Post('auth/verify-email')
+  @Public()
+  @AuthRateLimit()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Verify the e-mail address with the token of the verification e-mail',
+    description:
+      'The e-mail is sent at registration; its token works once, for EMAIL_VERIFICATION_TTL. The account ' +
+      'then shows `email_verified: true`. An unknown, used or expired token: 400 naming `token`.',
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 429, {
+    400: { field: 'token', rule: 'valid', message: 'token is unknown, used or expired' },
+  })
+  verifyEmail(@Body() dto: TokenDto): Promise<void> {
+    return this.accountTokens.verifyEmail(dto.token);
+  }
+
+  @Post('auth/verify-email/resend')
+  @Public()
+  @MailRateLimit()
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Send the verification e-mail again',
+    description:
+      'No bearer token (with REQUIRE_VERIFIED_EMAIL=true an unverified account cannot log in). Answers 200 with ' +
+      '`data: null` whatever the address; the e-mail goes only to an active account whose address is not ' +
+      'verified yet, with a new token (the older one stops working). Rate limited like POST /auth/password-reset.',
+  })
+  @ApiEnvelope(null)
+  @ApiErrors(400, 429, {
+    400: { field: 'email', rule: 'isEmail', message: 'email must be a valid email address' },
+  })
+  resendVerification(@Body() dto: AccountEmailDto): Promise<void> {
+    return this.accountTokens.resendVerification(dto.email);
   }
 }

@@ -6,6 +6,8 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { AccountTokens } from './account-tokens.js';
+import { AccountTokensService } from './account-tokens.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
 import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
@@ -38,10 +40,12 @@ const jwtKeyProvider = {
   providers: [
     AuthService,
     { provide: TokenAuthenticator, useExisting: AuthService },
+    AccountTokensService,
+    { provide: AccountTokens, useExisting: AccountTokensService },
     JwtStrategy,
     LoginFailures,
     jwtKeyProvider,
   ],
-  exports: [TokenAuthenticator],
+  exports: [TokenAuthenticator, AccountTokens],
 })
 export class AuthModule {}

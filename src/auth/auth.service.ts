@@ -1,4 +1,4 @@
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -15,6 +15,9 @@ import { PasswordHasher } from './password-hasher.js';
 import { type Authenticated, TokenAuthenticator } from './token-authenticator.js';
 
 const BAD_CREDENTIALS = 'Invalid username or password';
+export const EMAIL_NOT_VERIFIED =
+  'E-mail address not verified: open the link of the verification e-mail, or ask for a new one at ' +
+  'POST /auth/verify-email/resend';
 const INVALID_CLAIMS = 'Invalid token claims';
 /** A user id as a JWT subject: canonical decimal only (no sign, leading zero, space, exponent or hex). */
 const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
@@ -46,6 +49,8 @@ export class AuthService implements TokenAuthenticator {
     }
     if (!user.isActive) throw new UnauthorizedException('Account is deactivated');
     await this.failures.reset(dto.username);
+    if (this.config.requireVerifiedEmail && !user.emailVerified)
+      throw new ForbiddenException(EMAIL_NOT_VERIFIED);
     const issued = await this.sessions.create(
       { id: user.id, username: user.username, role: user.role },
       client,

@@ -10,18 +10,25 @@ import { RedisConnection } from '../redis/redis-connection.js';
 import { RedisThrottlerStorage } from './redis-throttler-storage.js';
 import { SlidingWindowThrottlerStorage } from './throttler-storage.js';
 
-const AUTH_RATE_LIMIT = 'authRateLimit';
+const ROUTE_RATE_LIMIT = 'routeRateLimit';
 
 /** Puts a route under the stricter `THROTTLE_AUTH_LIMIT` (shared by all such routes) besides the general limit. */
-export const AuthRateLimit = () => SetMetadata(AUTH_RATE_LIMIT, true);
+export const AuthRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'auth' satisfies RateLimitBucket);
+
+/**
+ * Puts a route that makes the service send an e-mail on request (password reset, verification again) under
+ * `THROTTLE_MAIL_LIMIT` (shared by all such routes) besides the general limit.
+ */
+export const MailRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'mail' satisfies RateLimitBucket);
 
 /**
  * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
  * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`;
- * `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP; `carts`:
+ * `mail`: the routes marked with @MailRateLimit(), besides `default`; `websocket-upgrade`: WebSocket handshakes
+ * (which never reach the Express middleware), per client IP; `carts`:
  * anonymous cart creation (POST /carts without a bearer token), besides `default`.
  */
-export type RateLimitBucket = 'default' | 'files' | 'auth' | 'websocket-upgrade' | 'carts';
+export type RateLimitBucket = 'default' | 'files' | 'auth' | 'mail' | 'websocket-upgrade' | 'carts';
 
 /** One counted hit: the bucket's limit and window, and whether this hit is refused (and for how long). */
 export interface RateLimitHit {
@@ -105,10 +112,16 @@ export class RateLimiter {
   }
 
   private limitOf(bucket: RateLimitBucket): number {
-    const { limit, authLimit, filesLimit } = this.config.throttle;
-    if (bucket === 'websocket-upgrade') return this.config.ws.upgradeLimit;
-    if (bucket === 'carts') return this.config.throttle.cartLimit;
-    return bucket === 'auth' ? authLimit : bucket === 'files' ? filesLimit : limit;
+    const { limit, authLimit, filesLimit, mailLimit } = this.config.throttle;
+    const limits: Record<RateLimitBucket, number> = {
+      default: limit,
+      files: filesLimit,
+      auth: authLimit,
+      mail: mailLimit,
+      'websocket-upgrade': this.config.ws.upgradeLimit,
+      carts: this.config.throttle.cartLimit,
+    };
+    return limits[bucket];
   }
 
   /**
@@ -124,7 +137,7 @@ export class RateLimiter {
   }
 }
 
-/** The `auth` bucket for routes marked with @AuthRateLimit(); its headers replace the general ones. */
+/** The bucket of a route marked with @AuthRateLimit() or @MailRateLimit(); its headers replace the general ones. */
 @Injectable()
 export class AuthRateLimitGuard implements CanActivate {
   constructor(
@@ -134,13 +147,13 @@ export class AuthRateLimitGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
-    const marked = this.reflector.getAllAndOverride<boolean>(AUTH_RATE_LIMIT, [
+    const bucket = this.reflector.getAllAndOverride<RateLimitBucket | undefined>(ROUTE_RATE_LIMIT, [
       context.getHandler(),
       context.getClass(),
     ]);
-    if (marked !== true) return true;
+    if (bucket === undefined) return true;
     const http = context.switchToHttp();
-    const refusal = await this.limiter.hit('auth', http.getRequest<Request>(), http.getResponse<Response>());
+    const refusal = await this.limiter.hit(bucket, http.getRequest<Request>(), http.getResponse<Response>());
     if (refusal !== null) throw refusal;
     return true;
   }

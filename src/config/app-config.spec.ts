@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       limit: 120,
       authLimit: 10,
       filesLimit: 1200,
+      mailLimit: 5,
       cartLimit: 20,
     });
     expect(config.carts).toEqual({ ttlSeconds: 30 * 86400, cleanupIntervalSeconds: 3600 });
@@ -315,6 +316,46 @@ describe('loadConfig', () => {
     );
     expect(problemsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toContain(
       'OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL (got "collector:4318")',
+    );
+  });
+
+  it('reads the e-mail settings and the account token lifetimes, never echoing SMTP_URL (it may hold a password)', () => {
+    expect(loadConfig({})).toMatchObject({
+      mail: {
+        smtpUrl: null,
+        from: 'Commerce <no-reply@commerce.local>',
+        linkBaseUrl: 'http://localhost:3000',
+        attempts: 8,
+        retryBackoffMs: 30000,
+      },
+      accountTokens: { passwordResetTtlSeconds: 3600, emailVerificationTtlSeconds: 172800 },
+      requireVerifiedEmail: false,
+    });
+    expect(
+      loadConfig({
+        SMTP_URL: 'smtps://mailer:s3cret@smtp.example.com:465',
+        MAIL_LINK_BASE_URL: 'https://shop.example/account/',
+        PASSWORD_RESET_TTL: '15m',
+        REQUIRE_VERIFIED_EMAIL: 'true',
+      }),
+    ).toMatchObject({
+      mail: {
+        smtpUrl: 'smtps://mailer:s3cret@smtp.example.com:465',
+        linkBaseUrl: 'https://shop.example/account',
+      },
+      accountTokens: { passwordResetTtlSeconds: 900 },
+      requireVerifiedEmail: true,
+    });
+    const problems = problemsOf({ SMTP_URL: 'http://mailer:s3cret@smtp.example.com' });
+    expect(problems).toBe(
+      'Invalid configuration: SMTP_URL must be smtp://[user:password@]host:port or smtps://… (got a value that is not)',
+    );
+    expect(problems).not.toContain('s3cret');
+    expect(problemsOf({ MAIL_LINK_BASE_URL: 'shop.example' })).toContain(
+      'MAIL_LINK_BASE_URL must be an http:// or https:// URL without query or fragment (got "shop.example")',
+    );
+    expect(problemsOf({ MAIL_SEND_ATTEMPTS: '0' })).toContain(
+      'MAIL_SEND_ATTEMPTS must be an integer from 1 to 100 (got "0")',
     );
   });
 

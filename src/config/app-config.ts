@@ -56,7 +56,14 @@ export interface AppConfig {
     loginFailureWindowSeconds: number;
   };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number; cartLimit: number };
+  throttle: {
+    ttlMs: number;
+    limit: number;
+    authLimit: number;
+    filesLimit: number;
+    mailLimit: number;
+    cartLimit: number;
+  };
   pageSizeMax: number;
   paymentMethods: string[];
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
@@ -148,6 +155,19 @@ export interface AppConfig {
     /** Succeeded and failed deliveries are removed this long after they were created; 0 keeps them. */
     deliveryRetentionSeconds: number;
   };
+  mail: {
+    /** smtp:// or smtps:// URL of the relay; null writes each message to the log instead. */
+    smtpUrl: string | null;
+    from: string;
+    /** Where the links in account e-mails point: `<base>/reset-password?token=…`, `<base>/verify-email?token=…`. */
+    linkBaseUrl: string;
+    /** Sending attempts of one message (the first included) and the backoff before the first retry. */
+    attempts: number;
+    retryBackoffMs: number;
+  };
+  accountTokens: { passwordResetTtlSeconds: number; emailVerificationTtlSeconds: number };
+  /** Login refuses (403) accounts whose e-mail address is not verified. */
+  requireVerifiedEmail: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -308,6 +328,9 @@ export class EnvironmentVariables {
 
   @IntegerVariable(1)
   THROTTLE_FILES_LIMIT = 1200;
+
+  @IntegerVariable(1)
+  THROTTLE_MAIL_LIMIT = 5;
 
   @IntegerVariable(1)
   THROTTLE_CART_LIMIT = 20;
@@ -521,6 +544,34 @@ export class EnvironmentVariables {
 
   @DurationVariable({ allowZero: true })
   WEBHOOK_DELIVERY_RETENTION = 30 * 86400;
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^/?#]+/, {
+    message: '$property must be smtp://[user:password@]host:port or smtps://… (got a value that is not)',
+  })
+  SMTP_URL?: string;
+
+  @IsDefined({ message: '$property must not be empty' })
+  MAIL_FROM = 'Commerce <no-reply@commerce.local>';
+
+  @Matches(/^https?:\/\/[^/?#]+(\/[^?#]*)?$/, {
+    message: '$property must be an http:// or https:// URL without query or fragment (got "$value")',
+  })
+  MAIL_LINK_BASE_URL = 'http://localhost:3000';
+
+  @IntegerVariable(1, 100)
+  MAIL_SEND_ATTEMPTS = 8;
+
+  @IntegerVariable(10, 86_400_000)
+  MAIL_RETRY_BACKOFF_MS = 30_000;
+
+  @DurationVariable()
+  PASSWORD_RESET_TTL = 3600;
+
+  @DurationVariable()
+  EMAIL_VERIFICATION_TTL = 2 * 86400;
+
+  @BooleanVariable()
+  REQUIRE_VERIFIED_EMAIL = false;
 }
 
 /** Blank values count as unset; the others are trimmed. */
@@ -585,6 +636,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       authLimit: variables.THROTTLE_AUTH_LIMIT,
       cartLimit: variables.THROTTLE_CART_LIMIT,
       filesLimit: variables.THROTTLE_FILES_LIMIT,
+      mailLimit: variables.THROTTLE_MAIL_LIMIT,
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
@@ -655,6 +707,18 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       allowPrivateNetworks: variables.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       deliveryRetentionSeconds: variables.WEBHOOK_DELIVERY_RETENTION,
     },
+    mail: {
+      smtpUrl: variables.SMTP_URL ?? null,
+      from: variables.MAIL_FROM,
+      linkBaseUrl: variables.MAIL_LINK_BASE_URL.replace(/\/+$/, ''),
+      attempts: variables.MAIL_SEND_ATTEMPTS,
+      retryBackoffMs: variables.MAIL_RETRY_BACKOFF_MS,
+    },
+    accountTokens: {
+      passwordResetTtlSeconds: variables.PASSWORD_RESET_TTL,
+      emailVerificationTtlSeconds: variables.EMAIL_VERIFICATION_TTL,
+    },
+    requireVerifiedEmail: variables.REQUIRE_VERIFIED_EMAIL,
   };
 }
 

@@ -1,5 +1,6 @@
 import { Cart, CartItem } from '../carts/cart.entity.js';
 import { Category } from '../categories/category.entity.js';
+import { AccountToken } from '../auth/account-token.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -22,6 +23,7 @@ export const entities: Array<new () => object> = [
   Webhook,
   WebhookDelivery,
   Category,
+  AccountToken,
   Address,
   ShippingOption,
   Cart,

@@ -5,15 +5,10 @@ import type { AppConfig } from '../config/app-config.js';
 import type { JobCount, Metrics } from '../observability/metrics.js';
 import type { RedisConnection } from '../redis/redis-connection.js';
 import { measureJobRun } from './job-run.js';
-import { JobHandler, JobName, JobOptions, JobQueue, Jobs } from './job-queue.js';
+import { JobHandler, JobName, JobOptions, JobQueue, JobQueueUnavailableError, Jobs } from './job-queue.js';
 
 /** How long a scrape of /metrics waits for the queue depths before leaving them out. */
 const COUNTS_TIMEOUT_MS = 1000;
-
-/** `add` could not hand the job to Redis in time: the caller keeps the work and tries again later. */
-export class JobQueueUnavailableError extends Error {
-  override name = 'JobQueueUnavailableError';
-}
 
 /**
  * The job queue on Redis (REDIS_URL): one BullMQ queue per job name, keys under `<REDIS_KEY_PREFIX>bull:<name>:`.
@@ -28,6 +23,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
   private readonly workers: Worker[] = [];
   /** Workers and schedulers registered before the application is up, started by onApplicationBootstrap. */
   private readonly starts: Array<() => void> = [];
+  /** Job and schedule names this instance has a worker for. */
+  private readonly handled = new Set<string>();
   private started = false;
 
   constructor(
@@ -64,6 +61,7 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
   }
 
   handle<N extends JobName>(name: N, handler: JobHandler<N>, options: { concurrency?: number } = {}): void {
+    this.claimName(name, `Job '${name}' already has a handler`);
     this.whenStarted(() =>
       this.startWorker(name, options.concurrency ?? 1, async (job) => {
         const attempt = job.attemptsStarted;
@@ -88,6 +86,7 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
   }
 
   schedule(name: string, everyMs: number, work: () => Promise<void>): void {
+    this.claimName(name, `Scheduled job '${name}' is already registered`);
     this.whenStarted(() => {
       this.startWorker(name, 1, async () => {
         try {
@@ -119,6 +118,12 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
   async beforeApplicationShutdown(): Promise<void> {
     await Promise.allSettled(this.workers.map((worker) => worker.close()));
     await Promise.allSettled([...this.queues.values()].map((queue) => queue.close()));
+  }
+
+  /** One worker per name: a schedule and a job, or two handlers, of one name would take each other's jobs. */
+  private claimName(name: string, message: string): void {
+    if (this.handled.has(name)) throw new Error(message);
+    this.handled.add(name);
   }
 
   private whenStarted(start: () => void): void {

@@ -36,6 +36,10 @@ export type JobHandler<N extends JobName> = (data: Jobs[N], job: JobContext) => 
  * instance. A job runs on one instance at a time; a handler that throws is retried as its options say.
  */
 export abstract class JobQueue {
+  /**
+   * Resolves once the job is stored (a committed row, or acknowledged by Redis); rejects when it could not be:
+   * a database error, or JobQueueUnavailableError when Redis did not answer within JOBS_ADD_TIMEOUT_MS.
+   */
   abstract add<N extends JobName>(name: N, data: Jobs[N], options?: JobOptions): Promise<void>;
 
   /** Registers the handler of `name` (once per process, at start-up). */
@@ -47,4 +51,9 @@ export abstract class JobQueue {
 
   /** Runs `work` every `everyMs` once per tick across all instances (replaces a per-instance timer). */
   abstract schedule(name: string, everyMs: number, work: () => Promise<void>): void;
+}
+
+/** `add` could not hand the job to Redis in time: the caller keeps the work and adds it again later. */
+export class JobQueueUnavailableError extends Error {
+  override name = 'JobQueueUnavailableError';
 }

@@ -94,7 +94,7 @@ export class Metrics {
 
   readonly rateLimitRefusals = new Counter({
     name: 'commerce_rate_limit_refusals_total',
-    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files and auth; WebSocket handshakes, frames and chat)',
+    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files, auth and mail; WebSocket handshakes, frames and chat)',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

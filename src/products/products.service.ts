@@ -293,9 +293,10 @@ export class ProductsService implements ProductCatalog {
         else if (dto.image !== undefined && dto.image !== '') {
           await this.holdImages(manager, [{ url: dto.image, alt: '' }], 'image');
         }
+        // The row locked before any plain read (on MySQL the first one fixes the snapshot the event's product
+        // detail is read from); the stock before tells whether this change brings the product back in stock.
+        const stockBefore = await this.lockedStock(manager, id);
         if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
-        // The stock before, locked until commit, tells whether this change brings the product back in stock.
-        const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
         const result = await manager.update(
           Product,
           { id, deletedAt: IsNull() },
@@ -342,6 +343,8 @@ export class ProductsService implements ProductCatalog {
 
   async remove(id: number): Promise<void> {
     await this.transactions.run('delete product', async (manager) => {
+      // Locked first, so that the product read is the one deleted (no variant write in between).
+      await this.lockedStock(manager, id);
       const product = await this.read(id, true, manager);
       const now = new Date();
       const deleted = await manager.update(

@@ -35,6 +35,15 @@ export abstract class UserAccounts {
 
   abstract setPasswordHash(tx: Tx, id: number, passwordHash: string): Promise<void>;
 
+  /** The active, not deleted account with this e-mail address (ignoring case), or null. */
+  abstract findActiveByEmail(email: string): Promise<Account | null>;
+
+  /** The active, not deleted account with this id, or null. */
+  abstract findActive(id: number): Promise<Account | null>;
+
+  /** Marks the account's e-mail address as verified, inside the caller's transaction. */
+  abstract markEmailVerified(tx: Tx, id: number): Promise<void>;
+
   /** The account as its owner or an admin reads it (403 for anyone else, 404 when deleted). */
   abstract get(id: number, actor: AuthUser): Promise<UserResponseDto>;
 }

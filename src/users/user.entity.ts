@@ -34,4 +34,8 @@ export class User extends SoftDeletable {
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
+
+  /** Set once the owner has used the link of the verification e-mail (or of a password reset). */
+  @Column({ name: 'email_verified', type: 'boolean', default: true })
+  emailVerified: boolean;
 }

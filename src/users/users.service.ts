@@ -88,6 +88,8 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       address: dto.address ?? '',
       role,
       isActive: true,
+      // The configured admin's address is the operator's; a registered one is verified by its link.
+      emailVerified: role === 'admin',
     });
     try {
       return await this.transactions.run('create user', async (manager) => {
@@ -128,6 +130,19 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
 
   async setPasswordHash(tx: Tx, id: number, passwordHash: string): Promise<void> {
     await tx.update(User, { id, deletedAt: IsNull() }, { passwordHash, updatedAt: new Date() });
+  }
+
+  /** The email column compares ignoring case on both databases (NOCASE, *_ci), so UQ_users_email serves this. */
+  findActiveByEmail(email: string): Promise<User | null> {
+    return this.users.findOneBy({ email, isActive: true });
+  }
+
+  findActive(id: number): Promise<User | null> {
+    return this.users.findOneBy({ id, isActive: true });
+  }
+
+  async markEmailVerified(tx: Tx, id: number): Promise<void> {
+    await tx.update(User, { id, deletedAt: IsNull() }, { emailVerified: true, updatedAt: new Date() });
   }
 
   async list(query: SearchPageQueryDto): Promise<Paginated<UserResponseDto>> {

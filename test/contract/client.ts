@@ -137,6 +137,36 @@ export async function health(): Promise<'up'> {
   return data.data.database;
 }
 
+/** The "forgot password" form: the same answer for any address; the e-mail's link leads to `resetPassword`. */
+export async function forgotPassword(email: string): Promise<boolean> {
+  const { data, error } = await api.POST('/api/v1/auth/password-reset', { body: { email } });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.code === 200;
+}
+
+/** The page of the reset link: a 400 names `token` (unknown, used, expired) or `password` (registration's rules). */
+export async function resetPassword(token: string, password: string): Promise<FieldError[]> {
+  const { error, response } = await api.POST('/api/v1/auth/password-reset/confirm', {
+    body: { token, password },
+  });
+  if (error === undefined) return [];
+  if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+  throw new Error(error.data.details);
+}
+
+/** The page of the verification link, then whether the account shows its address as verified. */
+export async function verifyEmail(token: string, bearer: string, userId: number): Promise<boolean> {
+  await api.POST('/api/v1/auth/verify-email', { body: { token } });
+  await api.POST('/api/v1/auth/verify-email/resend', { body: { email: 'jane@example.com' } });
+  const { data, error } = await api.GET('/api/v1/users/{id}', {
+    params: { path: { id: userId } },
+    headers: { Authorization: `Bearer ${bearer}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const verified: boolean = data.data.email_verified;
+  return verified;
+}
+
 type Delivery = components['schemas']['WebhookDeliveryResponseDto'];
 
 /** An integration's set-up: registers its endpoint, keeps the secret, and lists the failed deliveries to retry. */

@@ -14,6 +14,8 @@ import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-e
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
+import { CreateAccountTokens1763801300000 } from './1763801300000-create-account-tokens.js';
+
 import { CreateProductVariants1763801400000 } from './1763801400000-create-product-variants.js';
 import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000-add-product-images-slugs-and-search-text.js';
 import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
@@ -39,6 +41,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateWebhooks1763801250000,
   CreateAddresses1763801270000,
   CreateShippingOptions1763801280000,
+  CreateAccountTokens1763801300000,
   CreateProductVariants1763801400000,
   AddProductImagesSlugsAndSearchText1763802400000,
   CreateCarts1763802500000,

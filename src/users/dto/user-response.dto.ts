@@ -14,6 +14,11 @@ export class UserResponseDto {
   @ApiPropertyOptional({ example: '1 Main St, Springfield', description: 'Register, detail and update only' })
   address?: string;
   @ApiProperty({ example: true }) is_active: boolean;
+  @ApiProperty({
+    example: true,
+    description: 'Whether the owner has confirmed the address with the link of the verification e-mail',
+  })
+  email_verified: boolean;
   @ApiProperty({ enum: ROLES, example: 'user' }) role: Role;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
@@ -28,6 +33,7 @@ export function toUserResponse(user: User, withContact: boolean): UserResponseDt
     last_name: user.lastName,
     ...(withContact ? { phone: user.phone, address: user.address } : {}),
     is_active: user.isActive,
+    email_verified: user.emailVerified,
     role: user.role,
     created_at: user.createdAt.toISOString(),
     updated_at: user.updatedAt.toISOString(),

@@ -1,0 +1,93 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { AccountTokens, type AccountTokenPurpose } from '../auth/account-tokens.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { EventBus } from '../events/event-bus.js';
+import { JobQueue } from '../jobs/job-queue.js';
+import type { OrderEventPayload } from '../orders/order-events.js';
+import { type MailJob, queueMail } from './mail-jobs.js';
+import { type MailMessage, MailTransport } from './mail-transport.js';
+import { emailVerification } from './templates/email-verification.js';
+import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
+import { passwordReset } from './templates/password-reset.js';
+import { paymentReceived } from './templates/payment-received.js';
+
+const TOKEN_MAILS = {
+  'password-reset': { purpose: 'password_reset', page: 'reset-password', template: passwordReset },
+  'email-verification': { purpose: 'email_verification', page: 'verify-email', template: emailVerification },
+} as const satisfies Record<string, { purpose: AccountTokenPurpose; page: string; template: unknown }>;
+
+/** Queues the e-mails of domain events and sends every `mail.send` job. */
+@Injectable()
+export class MailService implements OnModuleInit {
+  constructor(
+    private readonly jobs: JobQueue,
+    private readonly events: EventBus,
+    private readonly transport: MailTransport,
+    private readonly tokens: AccountTokens,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.handle('mail.send', async (job) => {
+      const message = await this.compose(job);
+      if (message !== null) await this.transport.send(message);
+    });
+    // The event's id as the job's: an event delivered twice queues its e-mail once.
+    this.events.subscribe('order.created', (event) =>
+      this.queue({ kind: 'order-confirmation', ...orderMail(event.data) }, event.id),
+    );
+    this.events.subscribe('order.paid', (event) =>
+      this.queue({ kind: 'payment-received', ...orderMail(event.data) }, event.id),
+    );
+    this.events.subscribe('user.created', (event) =>
+      this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
+    );
+  }
+
+  private queue(job: MailJob, eventId: string): Promise<void> {
+    return queueMail(this.jobs, this.config, job, { jobId: `mail:${eventId}` });
+  }
+
+  /** The message, or null when there is nothing to send (unknown address, verified already). */
+  private async compose(job: MailJob): Promise<MailMessage | null> {
+    switch (job.kind) {
+      case 'order-confirmation':
+        return { to: job.to, ...orderConfirmation(job.order) };
+      case 'payment-received':
+        return { to: job.to, ...paymentReceived(job.order) };
+      case 'password-reset':
+      case 'email-verification': {
+        // A token per attempt: a retry's e-mail carries a new one, and the older stops working.
+        const { purpose, page, template } = TOKEN_MAILS[job.kind];
+        const issued = await this.tokens.issue(purpose, job.email);
+        if (issued === null) return null;
+        const link = `${this.config.mail.linkBaseUrl}/${page}?token=${issued.token}`;
+        return { to: issued.email, ...template({ ...issued, link }) };
+      }
+    }
+  }
+}
+
+/**
+ * An order event as its e-mail needs it (amounts in cents, as the templates format them). It goes to the event's
+ * `email`: a guest's (greeted by the shipping address's name), or the customer's.
+ */
+function orderMail({ order, user, email, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
+  const cents = (amount: number) => Math.round(amount * 100);
+  return {
+    to: email ?? user!.email,
+    order: {
+      username: user?.username ?? order.shipping_address_details?.name ?? '',
+      orderNumber: order.order_number,
+      totalCents: cents(order.total_amount),
+      paymentMethod: order.payment_method,
+      shippingAddress: order.shipping_address,
+      items: items.map((item) => ({
+        productName: item.product_name,
+        quantity: item.quantity,
+        unitPriceCents: cents(item.price),
+      })),
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from '@jest/globals';
+import { emailVerification } from './email-verification.js';
+import { orderConfirmation, type OrderMailValues } from './order-confirmation.js';
+import { passwordReset } from './password-reset.js';
+import { paymentReceived } from './payment-received.js';
+import { escapeHtml, html, lifetime } from './template.js';
+
+const HOSTILE = `<script>alert("x")</script> & 'quoted'`;
+
+const order: OrderMailValues = {
+  username: 'jane',
+  orderNumber: 'ORD-20261125-ABCD1234',
+  totalCents: 6017,
+  paymentMethod: 'credit_card',
+  shippingAddress: '1 Main St',
+  items: [
+    { productName: 'Espresso cup', quantity: 3, unitPriceCents: 1999 },
+    { productName: 'Saucer', quantity: 1, unitPriceCents: 20 },
+  ],
+};
+
+describe('html template', () => {
+  it('escapes every interpolated value, quotes included, and keeps nested fragments as they are', () => {
+    const escaped = '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quoted&#39;';
+    expect(escapeHtml(HOSTILE)).toBe(escaped);
+    const cell = html`<td>${HOSTILE}</td>`;
+    const out = html`<tr title="${HOSTILE}">
+      ${[cell, cell]}
+    </tr>`.value;
+    expect(out).toContain(`title="${escaped}"`);
+    expect(out.split(`<td>${escaped}</td>`)).toHaveLength(3); // both cells, escaped once
+    expect(out).not.toContain('<script>');
+  });
+
+  it('says a lifetime in hours or minutes', () => {
+    expect([lifetime(3600), lifetime(7200), lifetime(900), lifetime(60)]).toEqual([
+      '1 hour',
+      '2 hours',
+      '15 minutes',
+      '1 minute',
+    ]);
+  });
+});
+
+describe('mail templates', () => {
+  it('order confirmation lists each item with quantity, price and subtotal, and the total, in both parts', () => {
+    const mail = orderConfirmation(order);
+    expect(mail.subject).toBe('Your order ORD-20261125-ABCD1234');
+    expect(mail.text).toContain('- Espresso cup: 3 × 19.99 = 59.97');
+    expect(mail.text).toContain('- Saucer: 1 × 0.20 = 0.20');
+    expect(mail.text).toContain('Total: 60.17');
+    expect(mail.html).toMatch(
+      /<td>Espresso cup<\/td>\s*<td[^>]*>3<\/td>\s*<td[^>]*>19\.99<\/td>\s*<td[^>]*>59\.97<\/td>/,
+    );
+    expect(mail.html).toContain('60.17');
+  });
+
+  it('escapes user-supplied values in the HTML part and leaves the text part plain', () => {
+    const values = { ...order, username: HOSTILE, shippingAddress: HOSTILE };
+    values.items = [{ productName: HOSTILE, quantity: 1, unitPriceCents: 100 }];
+    for (const mail of [orderConfirmation(values), paymentReceived(values)]) {
+      expect(mail.html).not.toContain('<script>');
+      expect(mail.html).toContain(escapeHtml(HOSTILE));
+      expect(mail.text).toContain(HOSTILE);
+    }
+  });
+
+  it('payment received names the order, amount and method', () => {
+    const mail = paymentReceived(order);
+    expect(mail.subject).toBe('Payment received for order ORD-20261125-ABCD1234');
+    expect(mail.text).toContain('your payment of 60.17 (credit_card) for order ORD-20261125-ABCD1234');
+  });
+
+  it('password reset and verification carry the link and the token, and say how long they work', () => {
+    const values = {
+      username: 'jane',
+      token: 'tok_123',
+      link: 'https://shop.example/x?token=tok_123&a=1',
+      ttlSeconds: 3600,
+    };
+    const reset = passwordReset(values);
+    expect(reset.subject).toBe('Reset your password');
+    expect(reset.text).toContain('https://shop.example/x?token=tok_123&a=1');
+    expect(reset.text).toContain('for 1 hour');
+    expect(reset.html).toContain('href="https://shop.example/x?token=tok_123&amp;a=1"');
+    const verify = emailVerification({ ...values, ttlSeconds: 172800 });
+    expect(verify.subject).toBe('Confirm your e-mail address');
+    expect(verify.text).toContain('tok_123');
+    expect(verify.text).toContain('for 48 hours');
+  });
+});
