@@ -767,8 +767,8 @@ export function createHandlers(config, pool) {
     const username = bodyString(body, 'username', 1, 254);
     const password = bodyString(body, 'password', 1, 128);
     const [rows] = await pool.query(
-      'SELECT id, username, email, first_name, last_name, phone, address, role, is_active, created_at, ' +
-        'updated_at, password_hash FROM users WHERE username = ? AND deleted_at IS NULL',
+      'SELECT id, username, email, first_name, last_name, phone, address, role, is_active, email_verified, ' +
+        'created_at, updated_at, password_hash FROM users WHERE username = ? AND deleted_at IS NULL',
       [username],
     );
     const user = rows[0];
@@ -813,6 +813,7 @@ export function createHandlers(config, pool) {
         first_name: user.first_name,
         last_name: user.last_name,
         is_active: Boolean(user.is_active),
+        email_verified: Boolean(user.email_verified),
         role: user.role,
         created_at: user.created_at.toISOString(),
         updated_at: user.updated_at.toISOString(),
