@@ -25,7 +25,9 @@ import { writeReport } from './lib/report.mjs';
 import { scenarios as allScenarios } from './lib/scenarios.mjs';
 import {
   BENCH_PASSWORD,
+  cartIdOf,
   DATA_SET,
+  emptyAddCarts,
   HOT_PRODUCT_ID,
   prepareDatabase,
   SEARCH_WORDS,
@@ -232,7 +234,7 @@ async function hotRound(server, scenario, db, stock) {
 }
 
 /** The three servers must answer the benchmark's requests with the same bodies before they are compared. */
-async function checkEquivalence(servers, token) {
+async function checkEquivalence(servers, token, db) {
   const auth = { authorization: `Bearer ${token}` };
   const probes = [
     { path: `/api/v1/products/${Math.floor(DATA_SET.products / 3)}`, headers: auth },
@@ -249,6 +251,10 @@ async function checkEquivalence(servers, token) {
     { path: '/api/v1/products?cursor=eyJzIjoiaWQiLCJpIjo3OTk4MH0&page_size=20', headers: auth },
     { path: '/api/v1/products/0', headers: auth },
     { path: '/api/v1/products/1' },
+    // Token of user 1: their cart, then user 2's (404), then a malformed id (404).
+    { path: `/api/v1/carts/${cartIdOf(1, 'read')}`, headers: auth },
+    { path: `/api/v1/carts/${cartIdOf(2, 'read')}`, headers: auth },
+    { path: '/api/v1/carts/1', headers: auth },
   ];
   for (const probe of probes) {
     const answers = await Promise.all(servers.map((server) => call(server.url, probe)));
@@ -301,6 +307,33 @@ async function checkEquivalence(servers, token) {
       throw new Error(`${server.name} answers POST /orders or POST /login differently`);
     }
   }
+  // The same line added twice to an empty cart on each server: the second raises it; bodies alike but for ids
+  // and times.
+  const sansIdentity = (body) =>
+    JSON.stringify({
+      ...body.data,
+      items: body.data.items.map((item) => ({ ...item, id: 0 })),
+      created_at: '',
+      updated_at: '',
+    });
+  let added;
+  for (const server of servers) {
+    await emptyAddCarts(db);
+    const item = { method: 'POST', path: `/api/v1/carts/${cartIdOf(1, 'add')}/items`, headers: auth };
+    await call(server.url, { ...item, body: { product_id: 7, quantity: 2 } });
+    const answer = await call(server.url, { ...item, body: { product_id: 7, quantity: 1 } });
+    added ??= answer;
+    if (
+      answer.status !== 201 ||
+      answer.body.data.items[0]?.quantity !== 3 ||
+      sansIdentity(answer.body) !== sansIdentity(added.body)
+    ) {
+      throw new Error(
+        `${server.name} answers POST /carts/{id}/items differently:\n${JSON.stringify(answer).slice(0, 400)}`,
+      );
+    }
+  }
+  await emptyAddCarts(db);
 }
 
 function summarise(scenario, servers, runs, rss) {
@@ -517,6 +550,7 @@ async function main() {
     await checkEquivalence(
       servers.filter((server) => server.name !== 'app-b'),
       tokens[0],
+      db,
     );
     log('The three servers answer the benchmark requests alike');
 
@@ -533,11 +567,15 @@ async function main() {
         log(`${scenario.key}: warm-up ${options.warmup} s per server`);
         // The hot product warms up on ordinary orders: its stock is set per round.
         const warmScenario = scenario.hot ? allScenarios(tokens).find((s) => s.key === 'order') : scenario;
-        for (const server of servers) await load(server, warmScenario, { duration: options.warmup });
+        for (const server of servers) {
+          if (scenario.beforeRound !== undefined) await scenario.beforeRound(db);
+          await load(server, warmScenario, { duration: options.warmup });
+        }
       }
       for (let round = 0; round < options.rounds; round++) {
         const order = servers.map((_, i) => servers[(i + round) % servers.length]);
         for (const server of order) {
+          if (scenario.beforeRound !== undefined) await scenario.beforeRound(db);
           const run = scenario.hot
             ? await hotRound(server, scenario, db, options.hotStock)
             : await load(server, scenario, { duration: options.duration });

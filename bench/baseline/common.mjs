@@ -156,11 +156,12 @@ const PRODUCT_COLUMNS =
   'id, name, description, price_cents, stock, category_id, image, slug, is_active, created_at, updated_at';
 /** A product read with its images, one row per image, as the service reads it (product-statements.ts). */
 const productWithImages = (where) =>
-  `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, i.path AS image_path, i.alt AS image_alt, ` +
-  'i.position AS image_position FROM products p LEFT JOIN product_images i ON i.product_id = p.id ' +
-  `WHERE ${where} AND p.deleted_at IS NULL`;
+  `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, o.options, i.path AS image_path, i.alt AS image_alt, ` +
+  'i.position AS image_position FROM products p LEFT JOIN product_options o ON o.product_id = p.id ' +
+  `LEFT JOIN product_images i ON i.product_id = p.id WHERE ${where} AND p.deleted_at IS NULL`;
 const MAX_ITEMS = 100;
 const MAX_QUANTITY = 1000;
+const MAX_CART_LINES = 100;
 const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BAD_CREDENTIALS = 'Invalid username or password';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
@@ -227,6 +228,11 @@ export function createHandlers(config, pool) {
     return { id: rows[0].id, username: rows[0].username, role: rows[0].role, sessionId: claims.sid };
   }
 
+  /** The cart routes take a bearer token when one is sent (a customer's cart) and none otherwise. */
+  function authenticateOptional(header) {
+    return header === undefined ? Promise.resolve(undefined) : authenticate(header);
+  }
+
   async function getProduct(user, idParam) {
     const id = queryInteger('id', idParam, 1, INT_MAX);
     const [rows] = await pool.query(
@@ -238,7 +244,10 @@ export function createHandlers(config, pool) {
       .filter((row) => row.image_path !== null)
       .map((row) => ({ url: row.image_path, alt: row.image_alt, position: row.image_position }))
       .sort((a, b) => a.position - b.position);
-    return { status: 200, body: envelope(200, toProduct(rows[0], images)) };
+    // The seeded products have no options, so the service reads no variants either.
+    if (rows[0].options !== null)
+      throw new Error('The benchmark baseline reads products without options only');
+    return { status: 200, body: envelope(200, { ...toProduct(rows[0], images), options: [], variants: [] }) };
   }
 
   let minTokenSize;
@@ -263,12 +272,12 @@ export function createHandlers(config, pool) {
       if ([...word].length >= min) {
         terms.push(`+${word}${last ? '*' : ''}`);
       } else {
-        where.push(`CONCAT(p.name, ' ', p.description) REGEXP ?`);
+        where.push(`CONCAT_WS(' ', p.name, p.description, p.search_text) REGEXP ?`);
         params.push(`\\b${word}${last ? '' : '\\b'}`);
       }
     });
     if (terms.length === 0) return { score: '0', scoreParams: [] };
-    const match = 'MATCH (p.name, p.description) AGAINST (? IN BOOLEAN MODE)';
+    const match = 'MATCH (p.name, p.description, p.search_text) AGAINST (? IN BOOLEAN MODE)';
     where.unshift(match);
     params.unshift(terms.join(' '));
     return { score: match, scoreParams: [terms.join(' ')] };
@@ -456,17 +465,23 @@ export function createHandlers(config, pool) {
         createdAt: now,
       };
       const [inserted] = await connection.query(
-        'INSERT INTO orders (order_number, user_id, total_cents, status, payment_status, shipping_address, ' +
-          'payment_method, idempotency_key, request_hash, created_at, updated_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, status, ' +
+          'payment_status, shipping_address, shipping_address_details, payment_method, idempotency_key, ' +
+          'request_hash, order_token_hash, cart_id, created_at, updated_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           created.orderNumber,
           user.id,
+          null,
           created.totalCents,
+          0,
           'pending',
           'pending',
           order.shippingAddress,
+          null,
           order.paymentMethod,
+          null,
+          null,
           null,
           null,
           now,
@@ -485,6 +500,12 @@ export function createHandlers(config, pool) {
             item.quantity,
           ]),
         ],
+      );
+      // The items as written, for the order.created event the service publishes in the transaction.
+      await connection.query(
+        'SELECT id, order_id, product_id, product_name, unit_price_cents, quantity FROM order_items ' +
+          'WHERE order_id = ? ORDER BY id ASC',
+        [created.id],
       );
       await connection.query('COMMIT');
       return created;
@@ -515,6 +536,9 @@ export function createHandlers(config, pool) {
             shipping_address: order.shippingAddress,
             payment_method: order.paymentMethod,
             payment_status: 'pending',
+            shipping_total: 0,
+            email: null,
+            shipping_address_details: null,
             created_at: created.createdAt.toISOString(),
             updated_at: created.createdAt.toISOString(),
           };
@@ -529,14 +553,222 @@ export function createHandlers(config, pool) {
     }
   }
 
+  // Carts: the service's statements (carts.service.ts) for a customer's cart or an anonymous one with its token.
+  const CART_COLUMNS =
+    'id, user_id, token_hash, status, email, shipping_address, shipping_option_id, created_at, updated_at';
+  // A line's product, or its variant and the variant's product: live price, stock and whether it is for sale
+  // (a product sold in variants only through one of them), as joinLiveProduct in product-catalog.ts.
+  const liveJoin = (productId, variantId) => ({
+    join:
+      `LEFT JOIN product_variants lv ON lv.id = ${variantId} ` +
+      `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productId})`,
+    columns:
+      'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
+      'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
+      'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',
+  });
+  const lineJoin = liveJoin('ci.product_id', 'ci.variant_id');
+  const LINES_OF_CART =
+    'SELECT ci.id, ci.product_id AS line_product_id, ci.variant_id, ci.quantity, ci.added_price_cents, ' +
+    `${lineJoin.columns} FROM cart_items ci ${lineJoin.join} WHERE ci.cart_id = ? ORDER BY ci.id`;
+  const liveOne = liveJoin('?', '?');
+  const LIVE_PRODUCT =
+    `SELECT ${liveOne.columns}, lv.product_id AS variant_product_id ` +
+    `FROM (SELECT 1 AS one) x ${liveOne.join}`;
+
+  /** The cart when the caller may use it, otherwise 404 (no such cart, a wrong token, someone else's). */
+  async function accessibleCart(db, user, token, id) {
+    const [rows] = UUID.test(id)
+      ? await db.query(`SELECT ${CART_COLUMNS} FROM carts WHERE id = ?`, [id])
+      : [[]];
+    const cart = rows[0];
+    const hash = token === undefined ? null : createHash('sha256').update(token).digest('hex');
+    const allowed =
+      cart !== undefined &&
+      (cart.user_id === null ? hash !== null && cart.token_hash === hash : user?.id === cart.user_id);
+    if (!allowed) throw new HttpError(404, `Cart ${id} not found`);
+    return cart;
+  }
+
+  async function linesOf(db, cartId) {
+    const [rows] = await db.query(LINES_OF_CART, [cartId]);
+    return rows.map((row) => {
+      const forSale = Number(row.for_sale) === 1;
+      return {
+        id: row.id,
+        productId: row.line_product_id,
+        variantId: row.variant_id,
+        sku: row.sku,
+        variantTitle: row.variant_title,
+        quantity: row.quantity,
+        addedPriceCents: row.added_price_cents,
+        name: row.product_name,
+        priceCents: row.price_cents,
+        available: forSale ? row.stock : 0,
+        forSale,
+      };
+    });
+  }
+
+  function problemsOf(line) {
+    if (!line.forSale) return [{ code: 'unavailable', message: 'The product is no longer for sale' }];
+    const problems = [];
+    if (line.priceCents !== line.addedPriceCents) {
+      problems.push({
+        code: 'price_changed',
+        message: `The price changed from ${line.addedPriceCents / 100} to ${line.priceCents / 100}`,
+      });
+    }
+    if (line.available < line.quantity) {
+      problems.push({
+        code: 'insufficient_stock',
+        message: `Only ${line.available} left; the line asks for ${line.quantity}`,
+      });
+    }
+    return problems;
+  }
+
+  /** The cart's shipping option while it is active and ships to the cart's address; otherwise null. */
+  async function shippingOf(db, cart) {
+    if (cart.shipping_option_id === null || cart.shipping_address === null) return null;
+    const [rows] = await db.query(
+      'SELECT id, name, price_cents, countries FROM shipping_options ' +
+        'WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1',
+      [cart.shipping_option_id],
+    );
+    const countries = rows.length === 0 ? [] : JSON.parse(rows[0].countries);
+    const { country } = JSON.parse(cart.shipping_address);
+    return rows.length === 0 || (countries.length > 0 && !countries.includes(country))
+      ? null
+      : { id: rows[0].id, name: rows[0].name, price: rows[0].price_cents / 100 };
+  }
+
+  function toCart(cart, lines, option) {
+    const subtotalCents = lines.reduce((sum, l) => sum + (l.forSale ? l.priceCents * l.quantity : 0), 0);
+    const shippingCents = option === null ? 0 : Math.round(option.price * 100);
+    return {
+      id: cart.id,
+      status: cart.status,
+      items: lines.map((line) => ({
+        id: line.id,
+        product_id: line.productId,
+        product_name: line.name,
+        variant_id: line.variantId,
+        sku: line.sku,
+        variant_title: line.variantTitle,
+        quantity: line.quantity,
+        price: line.forSale ? line.priceCents / 100 : null,
+        added_price: line.addedPriceCents / 100,
+        line_total: line.forSale ? (line.priceCents * line.quantity) / 100 : 0,
+        available: line.available,
+        problems: problemsOf(line),
+      })),
+      subtotal: subtotalCents / 100,
+      shipping_total: shippingCents / 100,
+      total: (subtotalCents + shippingCents) / 100,
+      shipping_option: option,
+      shipping_address: cart.shipping_address === null ? null : JSON.parse(cart.shipping_address),
+      email: cart.email,
+      created_at: cart.created_at.toISOString(),
+      updated_at: cart.updated_at.toISOString(),
+    };
+  }
+
+  async function readCart(user, token, id) {
+    const cart = await accessibleCart(pool, user, token, id);
+    return toCart(cart, await linesOf(pool, id), await shippingOf(pool, cart));
+  }
+
+  async function getCart(user, token, id) {
+    return { status: 200, body: envelope(200, await readCart(user, token, id)) };
+  }
+
+  /** One transaction: the cart, its row locked by the touch, its lines, the product's live state, the line. */
+  async function addCartItem(user, token, id, body) {
+    if (!isObject(body)) throw badRequest('quantity must be an integer number');
+    refuseUnknown(body, ['product_id', 'variant_id', 'quantity']);
+    const productId =
+      body.product_id === undefined ? null : bodyInteger(body, 'product_id', 'product_id', 1, INT_MAX);
+    const variantId =
+      body.variant_id === undefined ? null : bodyInteger(body, 'variant_id', 'variant_id', 1, INT_MAX);
+    const added = bodyInteger(body, 'quantity', 'quantity', 1, MAX_QUANTITY);
+    const connection = await pool.getConnection();
+    try {
+      for (let attempt = 1; ; attempt++) {
+        await connection.query('START TRANSACTION');
+        try {
+          await accessibleCart(connection, user, token, id);
+          const now = new Date();
+          const [touched] = await connection.query(
+            "UPDATE carts SET updated_at = ? WHERE id = ? AND status = 'open'",
+            [sqlDatetime(now), id],
+          );
+          if (touched.affectedRows === 0) throw badRequest(`Cart ${id} is completed: start a new cart`);
+          const lines = await linesOf(connection, id);
+          // The cart again, under the row lock the touch took.
+          await connection.query(
+            `SELECT ${CART_COLUMNS.replace('token_hash, ', '')} FROM carts WHERE id = ? LIMIT 1`,
+            [id],
+          );
+          if (productId === null && variantId === null)
+            throw badRequest('product_id or variant_id is required');
+          const [[live]] = await connection.query(LIVE_PRODUCT, [variantId, productId]);
+          const what = variantId === null ? `product ${productId}` : `variant ${variantId}`;
+          if (variantId !== null && live.variant_product_id === null) {
+            throw badRequest(`${what} does not exist or is not for sale`);
+          }
+          if (productId !== null && live.product_id !== null && live.product_id !== productId) {
+            throw badRequest(`variant ${variantId} is not of product ${productId}`);
+          }
+          if (live.product_id === null || Number(live.for_sale) !== 1) {
+            throw badRequest(`${what} does not exist or is not for sale`);
+          }
+          const existing = lines.find(
+            (line) => line.productId === live.product_id && line.variantId === variantId,
+          );
+          const quantity = (existing?.quantity ?? 0) + added;
+          if (quantity > MAX_QUANTITY) throw badRequest(`a line holds at most ${MAX_QUANTITY} units`);
+          if (quantity > live.stock) {
+            throw badRequest(`only ${live.stock} in stock; the line would hold ${quantity}`);
+          }
+          if (existing === undefined) {
+            if (lines.length >= MAX_CART_LINES)
+              throw badRequest(`a cart holds at most ${MAX_CART_LINES} lines`);
+            await connection.query(
+              'INSERT INTO cart_items (cart_id, product_id, variant_id, quantity, added_price_cents, created_at, ' +
+                'updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+              [id, live.product_id, variantId, quantity, live.price_cents, now, now],
+            );
+          } else {
+            await connection.query(
+              'UPDATE cart_items SET quantity = ?, added_price_cents = ?, updated_at = ? WHERE id = ?',
+              [quantity, live.price_cents, new Date(), existing.id],
+            );
+          }
+          await connection.query('COMMIT');
+          break;
+        } catch (error) {
+          await connection.query('ROLLBACK');
+          if (!isTransientLockError(error) || attempt === 5) throw error;
+          await sleep(5 + Math.random() * 20 * attempt);
+        }
+      }
+    } finally {
+      connection.release();
+    }
+    return { status: 201, body: envelope(201, await readCart(user, token, id)) };
+  }
+
   async function login(body) {
     if (!isObject(body)) throw badRequest('username must be a string');
     refuseUnknown(body, ['username', 'password']);
     const username = bodyString(body, 'username', 1, 254);
     const password = bodyString(body, 'password', 1, 128);
     const [rows] = await pool.query(
-      'SELECT id, username, email, first_name, last_name, phone, address, role, is_active, created_at, ' +
-        'updated_at, password_hash FROM users WHERE username = ? AND deleted_at IS NULL',
+      'SELECT id, username, email, first_name, last_name, phone, address, role, is_active, email_verified, ' +
+        'created_at, updated_at, password_hash FROM users WHERE username = ? AND deleted_at IS NULL',
       [username],
     );
     const user = rows[0];
@@ -581,6 +813,7 @@ export function createHandlers(config, pool) {
         first_name: user.first_name,
         last_name: user.last_name,
         is_active: Boolean(user.is_active),
+        email_verified: Boolean(user.email_verified),
         role: user.role,
         created_at: user.created_at.toISOString(),
         updated_at: user.updated_at.toISOString(),
@@ -594,5 +827,15 @@ export function createHandlers(config, pool) {
     return { status: 200, body: envelope(200, { status: 'ok', database: 'up' }) };
   }
 
-  return { authenticate, getProduct, listProducts, createOrder, login, health };
+  return {
+    authenticate,
+    authenticateOptional,
+    getProduct,
+    listProducts,
+    createOrder,
+    getCart,
+    addCartItem,
+    login,
+    health,
+  };
 }

@@ -28,6 +28,13 @@ const authenticated = (request, _response, next) => {
   }, next);
 };
 
+const optionallyAuthenticated = (request, _response, next) => {
+  handlers.authenticateOptional(request.headers.authorization).then((user) => {
+    request.user = user;
+    next();
+  }, next);
+};
+
 const send = (response, result) => response.status(result.status).json(result.body);
 
 const router = express.Router();
@@ -41,6 +48,20 @@ router.get('/products/:id', authenticated, async (request, response) =>
 );
 router.post('/orders', authenticated, async (request, response) =>
   send(response, await handlers.createOrder(request.user, request.body)),
+);
+router.get('/carts/:id', optionallyAuthenticated, async (request, response) =>
+  send(response, await handlers.getCart(request.user, request.headers['x-cart-token'], request.params.id)),
+);
+router.post('/carts/:id/items', optionallyAuthenticated, async (request, response) =>
+  send(
+    response,
+    await handlers.addCartItem(
+      request.user,
+      request.headers['x-cart-token'],
+      request.params.id,
+      request.body,
+    ),
+  ),
 );
 app.use('/api/v1', router);
 

@@ -62,6 +62,18 @@ async function route(request) {
     const user = await handlers.authenticate(request.headers.authorization);
     return handlers.createOrder(user, await readJson(request));
   }
+  const cart = /^\/carts\/([^/]+)(\/items)?$/.exec(rest);
+  if (
+    cart !== null &&
+    (method === 'GET' ? cart[2] === undefined : method === 'POST' && cart[2] !== undefined)
+  ) {
+    const user = await handlers.authenticateOptional(request.headers.authorization);
+    const id = decodeURIComponent(cart[1]);
+    const token = request.headers['x-cart-token'];
+    return method === 'GET'
+      ? handlers.getCart(user, token, id)
+      : handlers.addCartItem(user, token, id, await readJson(request));
+  }
   throw new HttpError(404, `Cannot ${method} ${path}`);
 }
 

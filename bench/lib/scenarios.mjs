@@ -1,6 +1,14 @@
 // The load scenarios: what each request looks like. Every request picks its user, product, page or category at
 // random, so that caches see a realistic spread; the same generators drive the service and both baselines.
-import { BENCH_PASSWORD, COMMON_WORDS, DATA_SET, HOT_PRODUCT_ID, SEARCH_WORDS } from './seed.mjs';
+import {
+  BENCH_PASSWORD,
+  cartIdOf,
+  COMMON_WORDS,
+  DATA_SET,
+  emptyAddCarts,
+  HOT_PRODUCT_ID,
+  SEARCH_WORDS,
+} from './seed.mjs';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const randomInt = (min, max) => min + Math.floor(Math.random() * (max - min + 1));
@@ -12,6 +20,11 @@ const deepPage = () => Math.min(DEEP_PAGE, Math.floor(DATA_SET.products / 20)) -
 /** Request builders over the seeded data; `tokens[i]` is a bearer token of user i + 1. */
 export function requestBuilders(tokens) {
   const auth = () => ({ authorization: `Bearer ${tokens[randomInt(0, tokens.length - 1)]}` });
+  /** A random user's bearer token and one of their seeded carts. */
+  const cartOf = (kind) => {
+    const user = randomInt(1, tokens.length);
+    return { id: cartIdOf(user, kind), headers: { authorization: `Bearer ${tokens[user - 1]}` } };
+  };
   const searchRequest = (req, text) => {
     req.method = 'GET';
     req.path = `/api/v1/products?search=${encodeURIComponent(text)}&page_size=20`;
@@ -88,6 +101,24 @@ export function requestBuilders(tokens) {
         shipping_address: '1 Benchmark Road, Springfield',
         payment_method: 'credit_card',
       });
+      return req;
+    },
+    /** The user's cart of 5 lines: live prices and stock of each, totals. */
+    cartRead: (req) => {
+      const cart = cartOf('read');
+      req.method = 'GET';
+      req.path = `/api/v1/carts/${cart.id}`;
+      req.headers = cart.headers;
+      req.body = undefined;
+      return req;
+    },
+    /** 1-3 units of a product of 1-(N-1) into the user's add cart (emptied before each round). */
+    cartAdd: (req) => {
+      const cart = cartOf('add');
+      req.method = 'POST';
+      req.path = `/api/v1/carts/${cart.id}/items`;
+      req.headers = { ...cart.headers, ...JSON_HEADERS };
+      req.body = JSON.stringify({ product_id: randomInt(1, HOT_PRODUCT_ID - 1), quantity: randomInt(1, 3) });
       return req;
     },
     hotOrder: (req) => {
@@ -172,6 +203,24 @@ export function scenarios(tokens) {
       build: builders.deepCursor,
     },
     { key: 'order', title: 'POST /orders (1-3 items)', target: 0.75, connections: 32, build: builders.order },
+    {
+      key: 'cart-read',
+      group: 'carts',
+      title: 'GET /carts/{id} (5 lines)',
+      target: null,
+      connections: 32,
+      build: builders.cartRead,
+    },
+    {
+      key: 'cart-add',
+      group: 'carts',
+      title: 'POST /carts/{id}/items',
+      target: null,
+      connections: 32,
+      build: builders.cartAdd,
+      // Every server's round starts from empty add carts, so none meets a longer cart than another.
+      beforeRound: emptyAddCarts,
+    },
     {
       key: 'hot',
       title: 'POST /orders on one hot product',

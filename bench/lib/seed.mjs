@@ -325,6 +325,40 @@ export async function resetMutableState(connection) {
   await connection.query('DELETE FROM sessions');
 }
 
+/** Lines of each user's seeded cart (the cart-read scenario). */
+export const CART_LINES = 5;
+
+/**
+ * Each user's two carts, with fixed ids: `read` holds CART_LINES lines (products 5u-4..5u of user u), `add`
+ * starts empty before every round of the cart-add scenario.
+ */
+export function cartIdOf(userId, kind) {
+  return `00000000-0000-4000-${kind === 'read' ? '8' : '9'}000-${String(userId).padStart(12, '0')}`;
+}
+
+/** Replaces every cart by the two seeded carts per user, the read carts' lines at their products' prices. */
+async function createCarts(connection) {
+  await connection.query('DELETE FROM cart_items');
+  await connection.query('DELETE FROM carts');
+  const now = new Date();
+  const carts = [];
+  for (let user = 1; user <= DATA_SET.users; user++) {
+    for (const kind of ['read', 'add']) carts.push([cartIdOf(user, kind), user, 'open', now, now]);
+  }
+  await insertRows(connection, 'carts', ['id', 'user_id', 'status', 'created_at', 'updated_at'], carts);
+  await connection.query(
+    'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
+      `SELECT CONCAT('00000000-0000-4000-8000-', LPAD(CEIL(id / ${CART_LINES}), 12, '0')), id, 1, price_cents, ?, ? ` +
+      'FROM products WHERE id <= ? ORDER BY id',
+    [now, now, DATA_SET.users * CART_LINES],
+  );
+}
+
+/** Empties the add carts: every server's cart-add round starts from the same state. */
+export async function emptyAddCarts(connection) {
+  await connection.query("DELETE FROM cart_items WHERE cart_id LIKE '00000000-0000-4000-9000-%'");
+}
+
 /** One live session per user, as a login would open it; returns their ids (`sessionIds[i]` of user i + 1). */
 async function createSessions(connection) {
   const now = new Date();
@@ -385,6 +419,7 @@ export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
       log(`Reusing the seeded data set in ${name}`);
     }
     await resetMutableState(connection);
+    await createCarts(connection);
     const sessionIds = await createSessions(connection);
     return { seeded, seconds: (Date.now() - started) / 1000, sessionIds };
   } finally {
