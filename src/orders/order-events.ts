@@ -1,5 +1,7 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
 
+export type { PaymentStatus } from './order-status.js';
+
 /**
  * The orders module's events, published in the transaction that changes the order (EventBus) and dispatched
  * after its commit. Every change is `order.updated`; some are also announced by what they mean.

@@ -14,6 +14,7 @@ import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-e
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
+import { CreatePayments1763801300000 } from './1763801300000-create-payments.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -32,4 +33,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateJobs1763801100000,
   CreateCategories1763801200000,
   CreateWebhooks1763801250000,
+  CreatePayments1763801300000,
 ];
