@@ -12,6 +12,7 @@ export const publicSurface = {
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
+  payments: ['payments.module'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

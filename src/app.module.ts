@@ -17,6 +17,7 @@ import { JobsModule } from './jobs/jobs.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
+import { PaymentsModule } from './payments/payments.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
@@ -47,6 +48,7 @@ export class AppModule {
         CategoriesModule,
         ProductsModule,
         OrdersModule,
+        PaymentsModule,
         RealtimeModule,
         WebhooksModule,
       ],

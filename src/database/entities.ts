@@ -1,6 +1,7 @@
 import { Category } from '../categories/category.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
+import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Upload } from '../upload/upload.entity.js';
@@ -19,4 +20,6 @@ export const entities: Array<new () => object> = [
   Webhook,
   WebhookDelivery,
   Category,
+  Payment,
+  PaymentRefund,
 ];

@@ -355,7 +355,7 @@ export class OrdersService implements OrderHistory {
     if (current.paymentStatus === paymentStatus) return true;
     // A cancelled order never becomes paid: the money is flagged for a refund instead.
     if (current.status === 'cancelled' && !['refunded', 'partially_refunded'].includes(paymentStatus)) {
-      return false;
+      return paymentStatus !== 'paid';
     }
     const status = paymentStatus === 'paid' && current.status === 'pending' ? 'paid' : current.status;
     const now = new Date();
