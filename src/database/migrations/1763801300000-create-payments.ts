@@ -9,6 +9,9 @@ export class CreatePayments1763801300000 implements MigrationInterface {
   name = 'CreatePayments1763801300000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
+    // orders.payment_status takes `partially_refunded` (18 characters). SQLite does not enforce varchar lengths.
+    const mysql = queryRunner.connection.driver.options.type !== 'better-sqlite3';
+    if (mysql) await queryRunner.query('ALTER TABLE orders MODIFY payment_status varchar(20) NOT NULL');
     const id = {
       name: 'id',
       type: 'integer',
@@ -97,5 +100,8 @@ export class CreatePayments1763801300000 implements MigrationInterface {
     await queryRunner.dropTable('payment_provider_events');
     await queryRunner.dropTable('payment_refunds');
     await queryRunner.dropTable('payments');
+    if (queryRunner.connection.driver.options.type !== 'better-sqlite3') {
+      await queryRunner.query('ALTER TABLE orders MODIFY payment_status varchar(16) NOT NULL');
+    }
   }
 }
