@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import Stripe from 'stripe';
 import request from 'supertest';
+import { OrdersService } from '../src/orders/orders.service.js';
 import { PaymentsService } from '../src/payments/payments.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { scrape } from './support/metrics.js';
@@ -447,5 +448,125 @@ describe('payments through Stripe and the manual provider', () => {
       .auth(buyer.token, { type: 'bearer' })
       .expect(200);
     expect(methods.body.data.providers).toMatchObject({ credit_card: 'stripe', bank_transfer: 'manual' });
+  });
+});
+
+describe('payments across order expiry and two instances', () => {
+  let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let t: TestApp;
+  let second: TestApp;
+  let admin: Account;
+  let buyer: Account;
+  let productId: number;
+  const env = () => ({
+    ...ADMIN_ENV,
+    PAYMENT_PROVIDERS: 'credit_card:stripe',
+    STRIPE_SECRET_KEY: 'sk_test_service',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
+    // Expiry is run by the test itself, below.
+    ORDER_PENDING_TTL: '1',
+    ORDER_EXPIRY_INTERVAL: '1h',
+  });
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    t = await startTestApp(env());
+    second = await startTestApp({ ...env(), DATABASE_URL: t.databaseUrl });
+    admin = await loginAdmin(t);
+    buyer = await createAccount(t);
+    productId = (await createProduct(t, admin.token, { stock: 100, price: 12.5 })).id;
+  });
+
+  afterAll(async () => {
+    await second.close();
+    await t.close();
+    await stripe.close();
+  });
+
+  const placeAndPay = async () => {
+    const orderId = (
+      await request(t.url)
+        .post('/api/v1/orders')
+        .auth(buyer.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: productId, quantity: 2 }],
+          shipping_address: '1 Main St',
+          payment_method: 'credit_card',
+        })
+        .expect(201)
+    ).body.data.id as number;
+    const payment = (
+      await request(t.url)
+        .post(`/api/v1/orders/${orderId}/payments`)
+        .auth(buyer.token, { type: 'bearer' })
+        .expect(201)
+    ).body.data;
+    const [{ provider_ref: ref }] = await t.dataSource.query(
+      'SELECT provider_ref FROM payments WHERE id = ?',
+      [payment.id],
+    );
+    return { orderId, paymentId: payment.id as number, ref: ref as string };
+  };
+  const stateOf = async (orderId: number) =>
+    (
+      await t.dataSource.query(
+        'SELECT o.status, o.payment_status, p.status AS payment FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = ?',
+        [orderId],
+      )
+    )[0];
+
+  it('expiry skips an order whose payment is authorized and cancels the PaymentIntent of one it expires', async () => {
+    const authorized = await placeAndPay();
+    const waiting = await placeAndPay();
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.amount_capturable_updated', {
+        ...stripe.intents.get(authorized.ref)!,
+        status: 'requires_capture',
+      }),
+    ).expect(200);
+    expect(await stateOf(authorized.orderId)).toEqual({
+      status: 'pending',
+      payment_status: 'pending',
+      payment: 'authorized',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await t.app.get(OrdersService).expirePending()).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while ((await stateOf(waiting.orderId)).payment !== 'cancelled' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await stateOf(waiting.orderId)).toEqual({
+      status: 'cancelled',
+      payment_status: 'pending',
+      payment: 'cancelled',
+    });
+    expect(stripe.intents.get(waiting.ref)!.status).toBe('canceled');
+    expect(stripe.sent.some((r) => r.path === `/v1/payment_intents/${authorized.ref}/cancel`)).toBe(false);
+    expect(await stateOf(authorized.orderId)).toMatchObject({ status: 'pending', payment: 'authorized' });
+  });
+
+  it('the same webhook reaching two instances at once is applied once', async () => {
+    const { orderId, ref } = await placeAndPay();
+    const payload = stripeEvent('payment_intent.succeeded', {
+      ...stripe.intents.get(ref)!,
+      status: 'succeeded',
+      amount_received: 2500,
+    });
+    const [a, b] = await Promise.all([sendWebhook(t, payload), sendWebhook(second, payload)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect([a.body.data.applied, b.body.data.applied].sort()).toEqual([false, true]);
+    expect(await stateOf(orderId)).toEqual({ status: 'paid', payment_status: 'paid', payment: 'paid' });
+    const paidEvents = await t.dataSource.query(
+      "SELECT id FROM outbox_events WHERE type = 'order.paid' AND data LIKE ?",
+      [`%"order":{"id":${orderId},%`],
+    );
+    expect(paidEvents).toHaveLength(1);
+    expect(
+      await t.dataSource.query('SELECT id FROM payment_provider_events WHERE id = ?', [
+        JSON.parse(payload).id,
+      ]),
+    ).toHaveLength(1);
   });
 });
