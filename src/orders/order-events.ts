@@ -16,7 +16,7 @@ declare module '../events/domain-events.js' {
     'order.paid': OrderEventPayload;
     /** The order was cancelled: by its owner, an admin, the expiry of pending orders or an account deletion. */
     'order.cancelled': OrderEventPayload;
-    /** payment_status became `refunded`. */
+    /** payment_status became `refunded` or `partially_refunded`. */
     'order.refunded': OrderEventPayload;
   }
 }
