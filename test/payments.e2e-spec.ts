@@ -95,6 +95,11 @@ function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_${
   return JSON.stringify({ id, object: 'event', type, data: { object } });
 }
 
+/** payment_intent.succeeded for the whole 25.00 of the tests' orders. */
+function succeededEvent(intent: Record<string, unknown>) {
+  return stripeEvent('payment_intent.succeeded', { ...intent, status: 'succeeded', amount_received: 2500 });
+}
+
 function sendWebhook(t: TestApp, payload: string, header?: string) {
   return request(t.url)
     .post('/api/v1/payments/stripe/webhook')
@@ -149,6 +154,9 @@ describe('payments through Stripe and the manual provider', () => {
     ).body.data.id as number;
   const pay = (orderId: number, token = buyer.token) =>
     request(t.url).post(`/api/v1/orders/${orderId}/payments`).auth(token, { type: 'bearer' });
+  /** Creates the order's payment and gives its PaymentIntent's id. */
+  const intentIdOf = async (orderId: number) =>
+    ((await pay(orderId).expect(201)).body.data.client_secret as string).split('_secret')[0];
   const paymentRow = async (orderId: number) =>
     (
       await t.dataSource.query(
@@ -200,12 +208,8 @@ describe('payments through Stripe and the manual provider', () => {
 
   it('payment_intent.succeeded marks the payment and the order paid once; a redelivery is 200 and does nothing; a late failure changes nothing', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
-    const succeeded = stripeEvent('payment_intent.succeeded', {
-      ...intentOf(ref),
-      status: 'succeeded',
-      amount_received: 2500,
-    });
+    const ref = await intentIdOf(orderId);
+    const succeeded = succeededEvent(intentOf(ref));
     expect((await sendWebhook(t, succeeded).expect(200)).body.data).toEqual({
       received: true,
       applied: true,
@@ -229,12 +233,8 @@ describe('payments through Stripe and the manual provider', () => {
 
   it('a forged or stale signature is 400 and changes nothing', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
-    const payload = stripeEvent('payment_intent.succeeded', {
-      ...intentOf(ref),
-      status: 'succeeded',
-      amount_received: 2500,
-    });
+    const ref = await intentIdOf(orderId);
+    const payload = succeededEvent(intentOf(ref));
     const forged = signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' });
     const forgedResponse = await sendWebhook(t, payload, forged).expect(400);
     expect(forgedResponse.body.data.errors[0]).toMatchObject({
@@ -258,7 +258,7 @@ describe('payments through Stripe and the manual provider', () => {
 
   it('an amount different from the order never marks it paid: flagged and counted', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
+    const ref = await intentIdOf(orderId);
     const before = (await scrape(t.url)).value('commerce_payment_amount_mismatches_total') ?? 0;
     await sendWebhook(
       t,
@@ -276,7 +276,7 @@ describe('payments through Stripe and the manual provider', () => {
 
   it('a failure then a success on retry ends paid; a refund event before its success event ends refunded', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
+    const ref = await intentIdOf(orderId);
     await sendWebhook(
       t,
       stripeEvent('payment_intent.payment_failed', {
@@ -285,18 +285,11 @@ describe('payments through Stripe and the manual provider', () => {
       }),
     ).expect(200);
     expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'failed' });
-    await sendWebhook(
-      t,
-      stripeEvent('payment_intent.succeeded', {
-        ...intentOf(ref),
-        status: 'succeeded',
-        amount_received: 2500,
-      }),
-    ).expect(200);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
     expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
 
     const second = await place();
-    const ref2 = (await pay(second).expect(201)).body.data.client_secret.split('_secret')[0] as string;
+    const ref2 = await intentIdOf(second);
     const metadata = intentOf(ref2).metadata;
     await sendWebhook(
       t,
@@ -310,14 +303,7 @@ describe('payments through Stripe and the manual provider', () => {
         metadata,
       }),
     ).expect(200);
-    await sendWebhook(
-      t,
-      stripeEvent('payment_intent.succeeded', {
-        ...intentOf(ref2),
-        status: 'succeeded',
-        amount_received: 2500,
-      }),
-    ).expect(200);
+    await sendWebhook(t, succeededEvent(intentOf(ref2))).expect(200);
     expect(await paymentRow(second)).toMatchObject({ status: 'refunded' });
     expect(await orderRow(second)).toEqual({ status: 'pending', payment_status: 'refunded' });
   });
@@ -325,10 +311,7 @@ describe('payments through Stripe and the manual provider', () => {
   it('the success webhook arriving before the create call returns leaves the payment paid', async () => {
     const orderId = await place();
     stripe.onCreate(async (intent) => {
-      await sendWebhook(
-        t,
-        stripeEvent('payment_intent.succeeded', { ...intent, status: 'succeeded', amount_received: 2500 }),
-      ).expect(200);
+      await sendWebhook(t, succeededEvent(intent)).expect(200);
     });
     try {
       const created = await pay(orderId).expect(201);
@@ -344,15 +327,8 @@ describe('payments through Stripe and the manual provider', () => {
 
   it('refunds: partial then the rest, never more than paid; Idempotency-Key replays; payment_status follows', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
-    await sendWebhook(
-      t,
-      stripeEvent('payment_intent.succeeded', {
-        ...intentOf(ref),
-        status: 'succeeded',
-        amount_received: 2500,
-      }),
-    ).expect(200);
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
     const refund = (body: object, key?: string) => {
       const r = request(t.url)
         .post(`/api/v1/admin/orders/${orderId}/refunds`)
@@ -405,20 +381,13 @@ describe('payments through Stripe and the manual provider', () => {
     expect(await paymentRow(orderId)).toMatchObject({ status: 'cancelled' });
     const cancel = stripe.sent.find((r) => r.path === `/v1/payment_intents/${ref}/cancel`)!;
     expect(cancel.idempotencyKey).toBe(`payment-${payment.id}-cancel`);
-    await sendWebhook(
-      t,
-      stripeEvent('payment_intent.succeeded', {
-        ...intentOf(ref),
-        status: 'succeeded',
-        amount_received: 2500,
-      }),
-    ).expect(200);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
     expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
   });
 
   it('reconciliation reads back a payment whose webhook never came', async () => {
     const orderId = await place();
-    const ref = (await pay(orderId).expect(201)).body.data.client_secret.split('_secret')[0] as string;
+    const ref = await intentIdOf(orderId);
     Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await t.app.get(PaymentsService).reconcile();
@@ -549,11 +518,7 @@ describe('payments across order expiry and two instances', () => {
 
   it('the same webhook reaching two instances at once is applied once', async () => {
     const { orderId, ref } = await placeAndPay();
-    const payload = stripeEvent('payment_intent.succeeded', {
-      ...stripe.intents.get(ref)!,
-      status: 'succeeded',
-      amount_received: 2500,
-    });
+    const payload = succeededEvent(stripe.intents.get(ref)!);
     const [a, b] = await Promise.all([sendWebhook(t, payload), sendWebhook(second, payload)]);
     expect([a.status, b.status]).toEqual([200, 200]);
     expect([a.body.data.applied, b.body.data.applied].sort()).toEqual([false, true]);

@@ -5,12 +5,11 @@ import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
+import { checkIdempotencyKey } from '../common/idempotency-key.js';
 import { fieldError } from '../common/validation.js';
 import { CreateRefundDto, PaymentResponseDto, RefundResponseDto } from './payment.dto.js';
 import { InvalidWebhookError } from './payment-provider.js';
 import { PaymentsService } from './payments.service.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 export class WebhookReceiptDto {
   @ApiProperty({ example: true }) received: boolean;
@@ -72,13 +71,7 @@ export class PaymentsController {
     @CurrentUser() actor: AuthUser,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
   ): Promise<RefundResponseDto> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw fieldError(
-        'Idempotency-Key',
-        'matches',
-        'Idempotency-Key must be 1-128 visible ASCII characters',
-      );
-    }
+    checkIdempotencyKey(idempotencyKey);
     return this.payments.refund(id, dto, actor, idempotencyKey);
   }
 
