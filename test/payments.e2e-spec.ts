@@ -68,6 +68,14 @@ async function startFakeStripe() {
       const match = /^\/v1\/payment_intents\/([^/]+)(\/cancel)?$/.exec(path);
       if (match !== null) {
         const intent = intents.get(match[1])!;
+        if (match[2] !== undefined && intent.status === 'succeeded') {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          return res.end(
+            JSON.stringify({
+              error: { type: 'invalid_request_error', message: 'This PaymentIntent could not be canceled' },
+            }),
+          );
+        }
         if (match[2] !== undefined) intent.status = 'canceled';
         return reply(intent);
       }
@@ -382,6 +390,42 @@ describe('payments through Stripe and the manual provider', () => {
     const cancel = stripe.sent.find((r) => r.path === `/v1/payment_intents/${ref}/cancel`)!;
     expect(cancel.idempotencyKey).toBe(`payment-${payment.id}-cancel`);
     await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+  });
+
+  it('payment_intent.canceled cancels the payment (the order waits for another); an event of no interest is 200 and ignored', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.canceled', { ...intentOf(ref), status: 'canceled' }),
+    ).expect(200);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'cancelled' });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    const next = await pay(orderId).expect(201);
+    expect(next.body.data).toMatchObject({ status: 'pending', client_secret: expect.stringMatching(/^pi_/) });
+    expect(next.body.data.client_secret).not.toContain(ref);
+    const ignored = await sendWebhook(
+      t,
+      stripeEvent('customer.created', { id: 'cus_1', object: 'customer' }),
+    );
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.data).toEqual({ received: true, applied: false });
+  });
+
+  it('an order cancelled while its intent already succeeded keeps the money flagged for a refund and stays cancelled', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
+    await request(t.url)
+      .post(`/api/v1/orders/${orderId}/cancel`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    const deadline = Date.now() + 10_000;
+    while ((await paymentRow(orderId)).status === 'pending' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid', flag: 'paid_after_cancel' });
     expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
   });
 

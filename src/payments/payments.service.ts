@@ -299,12 +299,27 @@ export class PaymentsService implements OnModuleInit {
   private async cancelPaymentOf(orderId: number): Promise<void> {
     const payment = await this.payments.findOneBy({ liveOrderId: orderId, status: In(CANCELLABLE) });
     if (payment === null) return;
+    let reported: ProviderPayment | null = null;
     if (payment.providerRef !== null) {
-      await this.provider(payment.provider).cancel(payment.providerRef, `payment-${payment.id}-cancel`);
+      const provider = this.provider(payment.provider);
+      try {
+        await provider.cancel(payment.providerRef, `payment-${payment.id}-cancel`);
+      } catch (error) {
+        // Typically the payment succeeded meanwhile: what the provider holds is applied instead (flagged
+        // paid_after_cancel when the money was taken), rather than retrying a cancellation that cannot happen.
+        this.logger.warn({
+          msg: 'Provider refused to cancel a payment',
+          payment: payment.id,
+          error: String(error),
+        });
+        reported = await provider.retrieve(payment.providerRef);
+      }
     }
     await this.transactions.run('cancel payment', async (tx) => {
       const locked = await this.lockPayment(tx, payment.provider, payment.id, null);
-      if (locked !== null) await this.move(tx, locked, 'cancelled');
+      if (locked === null) return;
+      if (reported === null) await this.move(tx, locked, 'cancelled');
+      else await this.applyReported(tx, locked, reported);
     });
   }
 
