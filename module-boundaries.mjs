@@ -7,12 +7,15 @@ export const publicSurface = {
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
   categories: ['categories.module', 'category-directory', 'category-events'],
   products: ['products.module', 'product-catalog', 'product-events'],
-  orders: ['orders.module', 'order-history', 'order-events'],
+  orders: ['orders.module', 'order-history', 'order-events', 'dto/order.dto'],
   upload: ['upload.module', 'upload-holds'],
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
   payments: ['payments.module'],
+  addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
+  'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
+  carts: ['carts.module'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
+import { CartsModule } from './carts/carts.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
@@ -25,6 +26,8 @@ import { SessionsModule } from './sessions/sessions.module.js';
 import { UsersModule } from './users/users.module.js';
 import { UploadModule } from './upload/upload.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { AddressesModule } from './addresses/addresses.module.js';
+import { ShippingOptionsModule } from './shipping-options/shipping-options.module.js';
 
 @Module({})
 export class AppModule {
@@ -49,8 +52,11 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         PaymentsModule,
+        CartsModule,
         RealtimeModule,
         WebhooksModule,
+        AddressesModule,
+        ShippingOptionsModule,
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'

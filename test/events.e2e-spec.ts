@@ -287,7 +287,13 @@ describe('domain events through the outbox', () => {
           price: 12.5,
         },
       ];
-      const payload = (data: object) => ({ userId: buyer.id, order: data, user: ownerOf(buyer), items });
+      const payload = (data: object) => ({
+        userId: buyer.id,
+        order: data,
+        user: ownerOf(buyer),
+        email: `${buyer.username}@example.com`,
+        items,
+      });
       await eventually(() => seen.length > mark);
       expect(since(mark)).toEqual([{ type: 'order.created', data: payload(order) }]);
 

@@ -55,7 +55,26 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
         .expect(200);
       return { path: res.body.data.filename };
     },
+    addresses: async () => {
+      const account = await createAccount(t);
+      const res = await request(t.url)
+        .post('/api/v1/me/addresses')
+        .auth(account.token, { type: 'bearer' })
+        .send({ name: 'Ada Lovelace', line1: '12 Analytical Row', city: 'London', country: 'GB' })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
+    shipping_options: async () => ({ id: (await createShippingOption(admin.token)).id }),
   };
+
+  const createShippingOption = async (token: string) =>
+    (
+      await request(t.url)
+        .post('/api/v1/shipping-options')
+        .auth(token, { type: 'bearer' })
+        .send({ name: 'Standard', price: 4.95 })
+        .expect(201)
+    ).body.data as { id: number };
 
   const dateColumns = (metadata: EntityMetadata): ColumnMetadata[] =>
     metadata.columns.filter((column) => column.type === 'datetime' || column.type === Date);
@@ -124,10 +143,11 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
     expect(user.body.data.created_at).toBe(user.body.data.updated_at);
   });
 
-  it('soft deletion of a user and a product writes deleted_at and updated_at with milliseconds', async () => {
+  it('soft deletion of a user, a product and a shipping option writes deleted_at and updated_at with milliseconds', async () => {
     for (const [table, key, path] of [
       ['users', { id: (await createAccount(t)).id }, 'users'],
       ['products', { id: (await createProduct(t, admin.token)).id }, 'products'],
+      ['shipping_options', { id: (await createShippingOption(admin.token)).id }, 'shipping-options'],
     ] as const) {
       await request(t.url)
         .delete(`/api/v1/${path}/${key.id}`)

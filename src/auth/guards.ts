@@ -9,15 +9,16 @@ import {
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
-import { CATALOG_READ, IS_PUBLIC } from '../common/public.decorator.js';
+import { CATALOG_READ, IS_PUBLIC, OPTIONAL_AUTH } from '../common/public.decorator.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { AuthUser, ROLES_KEY } from './auth-user.js';
 import type { Role } from '../users/user-accounts.js';
 
 /**
- * Global guard: every route needs a valid bearer token unless marked @Public(), or @CatalogRead() with
- * CATALOG_PUBLIC=true and no Authorization header (a request that sends one is authenticated as usual).
+ * Global guard: every route needs a valid bearer token unless marked @Public(), or @OptionalAuth() (or
+ * @CatalogRead() with CATALOG_PUBLIC=true) and no Authorization header (a request that sends one is
+ * authenticated as usual).
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -31,10 +32,12 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   override canActivate(context: ExecutionContext) {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const anonymous = context.switchToHttp().getRequest<Request>().headers.authorization === undefined;
+    if (anonymous && this.reflector.getAllAndOverride<boolean>(OPTIONAL_AUTH, targets)) return true;
     if (
       this.config.catalogPublic &&
       this.reflector.getAllAndOverride<boolean>(CATALOG_READ, targets) &&
-      context.switchToHttp().getRequest<Request>().headers.authorization === undefined
+      anonymous
     ) {
       return true;
     }

@@ -120,7 +120,8 @@ const HEADERS: Record<
   },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'Idempotent-Replayed': {
-    description: '`true` when an Idempotency-Key matched an earlier order, which is returned',
+    description:
+      '`true` when an Idempotency-Key matched an earlier order, or the cart was checked out already: that order is returned',
     schema: { type: 'string', enum: ['true'] },
   },
 };

@@ -18,9 +18,10 @@ export const AuthRateLimit = () => SetMetadata(AUTH_RATE_LIMIT, true);
 /**
  * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
  * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`;
- * `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP.
+ * `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP; `carts`:
+ * anonymous cart creation (POST /carts without a bearer token), besides `default`.
  */
-export type RateLimitBucket = 'default' | 'files' | 'auth' | 'websocket-upgrade';
+export type RateLimitBucket = 'default' | 'files' | 'auth' | 'websocket-upgrade' | 'carts';
 
 /** One counted hit: the bucket's limit and window, and whether this hit is refused (and for how long). */
 export interface RateLimitHit {
@@ -106,6 +107,7 @@ export class RateLimiter {
   private limitOf(bucket: RateLimitBucket): number {
     const { limit, authLimit, filesLimit } = this.config.throttle;
     if (bucket === 'websocket-upgrade') return this.config.ws.upgradeLimit;
+    if (bucket === 'carts') return this.config.throttle.cartLimit;
     return bucket === 'auth' ? authLimit : bucket === 'files' ? filesLimit : limit;
   }
 

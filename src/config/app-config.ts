@@ -56,7 +56,7 @@ export interface AppConfig {
     loginFailureWindowSeconds: number;
   };
   admin: { username: string; email: string; password: string } | null;
-  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number };
+  throttle: { ttlMs: number; limit: number; authLimit: number; filesLimit: number; cartLimit: number };
   pageSizeMax: number;
   paymentMethods: string[];
   /** Payments (docs/configuration.md#payments). */
@@ -82,6 +82,11 @@ export interface AppConfig {
     pendingTtlSeconds: number;
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
+  };
+  carts: {
+    /** Open carts not changed for this long are removed (completed ones too, their order kept). */
+    ttlSeconds: number;
+    cleanupIntervalSeconds: number;
   };
   /** The outbox of domain events (docs/operations.md#the-outbox). */
   outbox: {
@@ -314,6 +319,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1)
   THROTTLE_FILES_LIMIT = 1200;
 
+  @IntegerVariable(1)
+  THROTTLE_CART_LIMIT = 20;
+
   @IntegerVariable(1, 10_000)
   PAGE_SIZE_MAX = 100;
 
@@ -405,6 +413,12 @@ export class EnvironmentVariables {
 
   @IntegerVariable(1, 100_000)
   ORDER_MAX_PENDING_PER_USER = 20;
+
+  @DurationVariable()
+  CART_TTL = 30 * 86400;
+
+  @DurationVariable()
+  CART_CLEANUP_INTERVAL = 3600;
 
   @DurationVariable()
   OUTBOX_SWEEP_INTERVAL = 5;
@@ -626,6 +640,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       ttlMs: variables.THROTTLE_TTL_MS,
       limit: variables.THROTTLE_LIMIT,
       authLimit: variables.THROTTLE_AUTH_LIMIT,
+      cartLimit: variables.THROTTLE_CART_LIMIT,
       filesLimit: variables.THROTTLE_FILES_LIMIT,
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
@@ -656,6 +671,10 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
       maxPendingPerUser: variables.ORDER_MAX_PENDING_PER_USER,
+    },
+    carts: {
+      ttlSeconds: variables.CART_TTL,
+      cleanupIntervalSeconds: variables.CART_CLEANUP_INTERVAL,
     },
     outbox: {
       sweepIntervalSeconds: variables.OUTBOX_SWEEP_INTERVAL,

@@ -1,3 +1,4 @@
+import { Cart, CartItem } from '../carts/cart.entity.js';
 import { Category } from '../categories/category.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
@@ -8,6 +9,8 @@ import { Upload } from '../upload/upload.entity.js';
 import { User } from '../users/user.entity.js';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { Webhook } from '../webhooks/webhook.entity.js';
+import { Address } from '../addresses/address.entity.js';
+import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -22,4 +25,8 @@ export const entities: Array<new () => object> = [
   Category,
   Payment,
   PaymentRefund,
+  Address,
+  ShippingOption,
+  Cart,
+  CartItem,
 ];

@@ -9,7 +9,8 @@ export interface ForeignKeyChange {
 }
 
 /**
- * What changeTable does to a table, in this order: drop foreign keys, drop columns, add columns, add foreign keys.
+ * What changeTable does to a table, in this order: drop foreign keys, drop columns, add columns, let columns take
+ * NULL (`nullColumns`) or refuse it again (`notNullColumns`, whose rows must hold no NULL), add foreign keys.
  * An added column is nullable or has a constant `default` (SQL text: `'0'`, `"''"`); a dropped column must be
  * in no index (drop the index first with `queryRunner.dropIndex`, which changes no table).
  */
@@ -17,6 +18,8 @@ export interface TableChange {
   dropForeignKeys?: string[];
   dropColumns?: string[];
   addColumns?: TableColumnOptions[];
+  nullColumns?: string[];
+  notNullColumns?: string[];
   addForeignKeys?: ForeignKeyChange[];
 }
 
@@ -90,10 +93,25 @@ function columnSql(queryRunner: QueryRunner, options: TableColumnOptions, quote:
 }
 
 async function changeMysqlTable(queryRunner: QueryRunner, table: string, change: TableChange): Promise<void> {
+  const nullability: string[] = [];
+  for (const [names, nullable] of [
+    [change.nullColumns ?? [], true],
+    [change.notNullColumns ?? [], false],
+  ] as const) {
+    for (const name of names) {
+      const [column]: Array<{ type: string }> = await queryRunner.query(
+        'SELECT COLUMN_TYPE AS type FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = ?',
+        [table, name],
+      );
+      if (column === undefined) throw new Error(`changeTable: no column ${name} in ${table}`);
+      nullability.push(`MODIFY COLUMN \`${name}\` ${column.type}${nullable ? ' NULL' : ' NOT NULL'}`);
+    }
+  }
   const clauses = [
     ...(change.dropForeignKeys ?? []).map((name) => `DROP FOREIGN KEY \`${name}\``),
     ...(change.dropColumns ?? []).map((name) => `DROP COLUMN \`${name}\``),
     ...(change.addColumns ?? []).map((column) => `ADD COLUMN ${columnSql(queryRunner, column, '`')}`),
+    ...nullability,
     ...(change.addForeignKeys ?? []).map(
       (key) =>
         `ADD CONSTRAINT \`${key.name}\` FOREIGN KEY (\`${key.column}\`) ` +
@@ -132,6 +150,22 @@ async function changeSqliteTable(
   for (const column of change.addColumns ?? []) {
     await queryRunner.query(`ALTER TABLE "${table}" ADD COLUMN ${columnSql(queryRunner, column, '"')}`);
   }
+  for (const name of change.nullColumns ?? []) {
+    await rewriteSqliteDefinition(queryRunner, table, (definition) => {
+      const notNull = new RegExp(`("${name}" [^,]*?) NOT NULL`);
+      if (!notNull.test(definition)) throw new Error(`changeTable: ${name} of ${table} is not NOT NULL`);
+      return definition.replace(notNull, '$1');
+    });
+  }
+  for (const name of change.notNullColumns ?? []) {
+    const [{ n }]: Array<{ n: number }> = await queryRunner.query(
+      `SELECT COUNT(*) AS n FROM "${table}" WHERE "${name}" IS NULL`,
+    );
+    if (Number(n) > 0) throw new Error(`changeTable: ${Number(n)} row(s) of ${table} have ${name} NULL`);
+    await rewriteSqliteDefinition(queryRunner, table, (definition) =>
+      definition.replace(new RegExp(`("${name}" [a-z]+(?:\\([0-9, ]+\\))?)`), '$1 NOT NULL'),
+    );
+  }
   const added = change.addForeignKeys ?? [];
   if (added.length > 0) {
     await rewriteSqliteDefinition(queryRunner, table, (definition) => {
@@ -156,7 +190,7 @@ function withoutConstraint(definition: string, name: string): string {
 /**
  * Replaces the table's CREATE TABLE text in sqlite_schema and bumps the schema version, so that every
  * connection reads the new definition. Only for changes that leave the stored rows valid as they are (a foreign
- * key); better-sqlite3 refuses writing the schema outside its unsafe mode, switched on just for it.
+ * key, a column taking NULL, a column without NULL rows refusing it); better-sqlite3 refuses writing the schema outside its unsafe mode, switched on just for it.
  */
 async function rewriteSqliteDefinition(
   queryRunner: QueryRunner,

@@ -1,4 +1,5 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
+import type { ShippingAddressDetails } from './order-history.js';
 
 export type { PaymentStatus } from './order-status.js';
 
@@ -22,8 +23,8 @@ declare module '../events/domain-events.js' {
 }
 
 export interface OrderEventPayload {
-  /** The owner of the order: only this user's connections receive the WebSocket frame. */
-  userId: number;
+  /** The owner of the order: only this user's connections receive the WebSocket frame; null for a guest's order. */
+  userId: number | null;
   /** The order as the API shows it (without items). */
   order: {
     id: number;
@@ -33,22 +34,25 @@ export interface OrderEventPayload {
     shipping_address: string;
     payment_method: string;
     payment_status: string;
+    shipping_total: number;
+    email: string | null;
+    shipping_address_details: ShippingAddressDetails | null;
     created_at: string;
     updated_at: string;
   };
-  /** The owner as admins see it (the account may since have been deleted). */
-  user: { id: number; username: string; email: string };
+  /** The owner as admins see it (the account may since have been deleted); null for a guest's order. */
+  user: { id: number; username: string; email: string } | null;
+  /** Where the order's e-mail goes: the guest's address, or the order's or else the owner's account address. */
+  email: string | null;
   /** The order's items as GET /orders/{id} shows them. */
   items: Array<{ id: number; product_id: number; product_name: string; quantity: number; price: number }>;
 }
 
 /**
  * The WebSocket frames of `order.created` and `order.updated` (declared by OrdersModule): the order to its owner,
- * and with the owner to the admins subscribed to `orders`.
+ * and with the owner to the admins subscribed to `orders` (a guest's order: to the admins only).
  */
 export function orderFrames({ userId, order, user }: OrderEventPayload): WebSocketFrame[] {
-  return [
-    { to: { userId }, data: order },
-    { to: { channel: 'orders' }, data: { ...order, user } },
-  ];
+  const admins: WebSocketFrame = { to: { channel: 'orders' }, data: { ...order, user } };
+  return userId === null ? [admins] : [{ to: { userId }, data: order }, admins];
 }

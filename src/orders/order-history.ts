@@ -1,13 +1,34 @@
+import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import type { PaymentStatus } from './order-status.js';
-import type { Order } from './order.entity.js';
 
 /** What the payments module reads of an order. */
 export type PayableOrder = Pick<
   Order,
   'id' | 'userId' | 'totalCents' | 'paymentMethod' | 'status' | 'paymentStatus'
 >;
+import type { StockRequest } from '../products/product-catalog.js';
+import type { OrderDetailResponseDto } from './dto/order.dto.js';
+import type { Order } from './order.entity.js';
+
+/** A structured postal address as an order keeps it (`shipping_address_details`); empty optional fields are "". */
+export type ShippingAddressDetails = AddressFields;
+
+/** An order placed from a cart: the cart's lines, address, shipping and who buys (a user, or a guest's e-mail). */
+export interface CartOrder {
+  cartId: string;
+  /** null: a guest order. */
+  userId: number | null;
+  /** The confirmation's address; null for a customer who gave none (their account's address is used). */
+  email: string | null;
+  items: StockRequest[];
+  shippingAddress: ShippingAddressDetails;
+  shippingTotalCents: number;
+  paymentMethod: string;
+  /** A guest order's token (only its hash is stored); null for a user's order. */
+  orderToken: string | null;
+}
 
 /** What other modules may ask of the orders module (bound to OrdersService in OrdersModule). */
 export abstract class OrderHistory {
@@ -32,4 +53,13 @@ export abstract class OrderHistory {
    * payment would make it paid: a cancelled order never becomes paid.
    */
   abstract followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean>;
+  /**
+   * Places a cart's order inside the caller's transaction through the same no-oversell placing as POST /orders
+   * (stock taken per product in id order, exact total = items + shipping, `order.created` published in it).
+   * Throws 400 when a product is missing, inactive or short (InsufficientStockException).
+   */
+  abstract placeFromCart(tx: Tx, placement: CartOrder): Promise<OrderDetailResponseDto>;
+
+  /** The order placed from the cart, with its items, or null. */
+  abstract placedFromCart(cartId: string): Promise<OrderDetailResponseDto | null>;
 }

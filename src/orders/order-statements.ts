@@ -5,8 +5,9 @@ import { placeholders } from '../database/raw-query.js';
  * product-statements.ts), in the text both SQLite and MySQL/MariaDB accept.
  */
 export const INSERT_ORDER =
-  'INSERT INTO orders (order_number, user_id, total_cents, status, payment_status, shipping_address, ' +
-  'payment_method, idempotency_key, request_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, status, payment_status, ' +
+  'shipping_address, shipping_address_details, payment_method, idempotency_key, request_hash, order_token_hash, ' +
+  `cart_id, created_at, updated_at) VALUES (${placeholders(16)})`;
 
 const ITEM_COLUMNS = 'order_id, product_id, product_name, unit_price_cents, quantity';
 const insertItems: string[] = [];

@@ -1,4 +1,15 @@
-import { Body, Controller, Get, Headers, HttpCode, Patch, Post, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Patch,
+  Post,
+  Query,
+  Res,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
@@ -6,6 +17,8 @@ import { Paginated } from '../common/envelope.js';
 import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { checkIdempotencyKey } from '../common/idempotency-key.js';
+import { OptionalAuth } from '../common/public.decorator.js';
+import { fieldError } from '../common/validation.js';
 import {
   CreateOrderDto,
   OrderDetailResponseDto,
@@ -68,13 +81,26 @@ export class OrdersController {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read an order with its items (own orders; admins any)' })
+  @OptionalAuth()
+  @ApiOperation({
+    summary: "Read an order with its items (own orders; admins any; a guest's order with its X-Order-Token)",
+    description:
+      'With `X-Order-Token` (the `order_token` of a guest checkout) no bearer token is needed; a wrong token ' +
+      'is 404. Without it, the bearer token is required.',
+  })
+  @ApiHeader({ name: 'X-Order-Token', required: false, description: "A guest order's order_token" })
   @ApiEnvelope(OrderDetailResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Order 41 not found',
   })
-  get(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<OrderDetailResponseDto> {
+  get(
+    @IdParam() id: number,
+    @CurrentUser() actor: AuthUser | undefined,
+    @Headers('x-order-token') orderToken: string | undefined,
+  ): Promise<OrderDetailResponseDto> {
+    if (orderToken !== undefined) return this.orders.getWithToken(id, orderToken);
+    if (actor === undefined) throw new UnauthorizedException('Missing bearer token');
     return this.orders.get(id, actor);
   }
 

@@ -28,7 +28,9 @@ import {
   MAX_QUANTITY,
   OrderDetailResponseDto,
   OrderListQueryDto,
+  OrderOwnerDto,
   OrderResponseDto,
+  formatAddress,
   toOrderItemResponse,
   toOrderOwner,
   toOrderResponse,
@@ -44,6 +46,7 @@ import {
   PENDING_OF_USER_BESIDES,
 } from './order-statements.js';
 import type { OrderEventPayload } from './order-events.js';
+import type { CartOrder } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
@@ -95,44 +98,22 @@ export class OrdersService implements OrderHistory {
         const created = manager.create(Order, {
           orderNumber: newOrderNumber(now),
           userId: actor.id,
+          email: null,
           totalCents: 0,
+          shippingTotalCents: 0,
           status: 'pending',
           paymentStatus: 'pending',
           shippingAddress: dto.shipping_address,
+          shippingAddressDetails: null,
           paymentMethod: dto.payment_method,
           idempotencyKey: idempotencyKey ?? null,
           requestHash: idempotencyKey === undefined ? null : requestHash,
+          orderTokenHash: null,
+          cartId: null,
           createdAt: now,
           updatedAt: now,
         });
-        // With a key, the order row is written first: it claims the key in the unique index, and a concurrent
-        // request with the same key waits on that index entry until this transaction ends (MySQL/MariaDB; on
-        // SQLite transactions run one at a time). It then fails as a duplicate and replays this order, rather
-        // than racing for the stock. Without a key the row is written once, with its total.
-        if (idempotencyKey !== undefined) created.id = await insertOrder(manager, created);
-        const reserved = await this.products.reserveStock(manager, items);
-        await this.assertPendingLimit(manager, actor.id, created.id);
-        created.totalCents = items.reduce(
-          (sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity,
-          0,
-        );
-        if (idempotencyKey === undefined) created.id = await insertOrder(manager, created);
-        else {
-          // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
-          await manager.update(
-            Order,
-            { id: created.id },
-            { totalCents: created.totalCents, updatedAt: created.updatedAt },
-          );
-        }
-        await manager.query(
-          insertItemsOf(items.length),
-          items.flatMap((item) => {
-            const product = reserved.get(item.productId)!;
-            return [created.id, item.productId, product.name, product.priceCents, item.quantity];
-          }),
-        );
-        await this.publishChange(manager, created, null);
+        await this.place(manager, created, items);
         return created;
       });
     } catch (error) {
@@ -146,6 +127,94 @@ export class OrdersService implements OrderHistory {
     }
     this.metrics.ordersCreated.inc();
     return { order: toOrderResponse(order), replayed: false };
+  }
+
+  async placeFromCart(tx: Tx, placement: CartOrder): Promise<OrderDetailResponseDto> {
+    if (!this.config.paymentMethods.includes(placement.paymentMethod)) {
+      throw fieldError(
+        'payment_method',
+        'isIn',
+        `payment_method must be one of: ${this.config.paymentMethods.join(', ')}`,
+      );
+    }
+    const now = new Date();
+    const created = tx.create(Order, {
+      orderNumber: newOrderNumber(now),
+      userId: placement.userId,
+      email: placement.email,
+      totalCents: 0,
+      shippingTotalCents: placement.shippingTotalCents,
+      status: 'pending',
+      paymentStatus: 'pending',
+      shippingAddress: formatAddress(placement.shippingAddress),
+      shippingAddressDetails: placement.shippingAddress,
+      paymentMethod: placement.paymentMethod,
+      idempotencyKey: null,
+      requestHash: null,
+      orderTokenHash: placement.orderToken === null ? null : sha256(placement.orderToken),
+      cartId: placement.cartId,
+      createdAt: now,
+      updatedAt: now,
+    });
+    try {
+      const items = await this.place(tx, created, placement.items);
+      this.metrics.ordersCreated.inc();
+      return {
+        ...toOrderResponse(created),
+        items: items.map(toOrderItemResponse),
+        ...(placement.orderToken === null ? {} : { order_token: placement.orderToken }),
+      };
+    } catch (error) {
+      if (error instanceof InsufficientStockException) this.metrics.ordersRefusedForStock.inc();
+      throw error;
+    }
+  }
+
+  async placedFromCart(cartId: string): Promise<OrderDetailResponseDto | null> {
+    const order = await this.orders
+      .createQueryBuilder('o')
+      .leftJoinAndSelect('o.items', 'i')
+      .where('o.cartId = :cartId', { cartId })
+      .orderBy('i.id', 'ASC')
+      .getOne();
+    return order === null ? null : { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
+  }
+
+  /**
+   * The no-oversell placing, in the caller's transaction: takes the stock (one conditional UPDATE per product in
+   * id order), writes the order with its exact total (items + shipping) and its items, publishes `order.created`.
+   * An order carrying an Idempotency-Key or a cart is written first: it claims its unique index entry, and a
+   * concurrent request for the same key or cart waits on it until this transaction ends (MySQL/MariaDB; on
+   * SQLite transactions run one at a time), then fails as a duplicate and replays this order rather than
+   * racing for the stock. Otherwise the row is written once, with its total.
+   */
+  private async place(manager: EntityManager, order: Order, items: StockRequest[]): Promise<OrderItem[]> {
+    const claimsFirst = order.idempotencyKey !== null || order.cartId !== null;
+    if (claimsFirst) order.id = await insertOrder(manager, order);
+    const reserved = await this.products.reserveStock(manager, items);
+    if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
+    order.totalCents =
+      order.shippingTotalCents +
+      items.reduce((sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity, 0);
+    if (!claimsFirst) order.id = await insertOrder(manager, order);
+    else {
+      // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
+      await manager.update(
+        Order,
+        { id: order.id },
+        { totalCents: order.totalCents, updatedAt: order.updatedAt },
+      );
+    }
+    await manager.query(
+      insertItemsOf(items.length),
+      items.flatMap((item) => {
+        const product = reserved.get(item.productId)!;
+        return [order.id, item.productId, product.name, product.priceCents, item.quantity];
+      }),
+    );
+    const written = await this.itemsOf(manager, order.id);
+    await this.publishChange(manager, order, null, written);
+    return written;
   }
 
   async list(query: OrderListQueryDto, actor: AuthUser): Promise<Paginated<OrderResponseDto>> {
@@ -178,7 +247,7 @@ export class OrdersService implements OrderHistory {
     if (query.created_to !== undefined) qb.andWhere('o.createdAt < :to', { to: new Date(query.created_to) });
     if (query.search !== undefined && query.search !== '') {
       qb.andWhere(
-        ['o.orderNumber', ...ownerColumns]
+        ['o.orderNumber', 'o.email', ...ownerColumns]
           .map((column) => `${column} LIKE :pattern ESCAPE '${LIKE_ESCAPE}'`)
           .join(' OR '),
         { pattern: containsPattern(query.search) },
@@ -191,7 +260,7 @@ export class OrdersService implements OrderHistory {
       .limit(pageSize);
     const [orders, total] = await qb.getManyAndCount();
     return new Paginated(
-      orders.map((order) => ({ ...toOrderResponse(order), user: toOrderOwner(order.user!) })),
+      orders.map((order) => ({ ...toOrderResponse(order), user: ownerOrGuest(order) })),
       total,
       page,
       pageSize,
@@ -214,8 +283,20 @@ export class OrdersService implements OrderHistory {
     return {
       ...toOrderResponse(order),
       items: order.items.map(toOrderItemResponse),
-      ...(admin ? { user: toOrderOwner(order.user!) } : {}),
+      ...(admin ? { user: ownerOrGuest(order) } : {}),
     };
+  }
+
+  /** A guest's order read with its token (X-Order-Token); a wrong token is as not found as a missing order. */
+  async getWithToken(id: number, token: string): Promise<OrderDetailResponseDto> {
+    const order = await this.orders
+      .createQueryBuilder('o')
+      .leftJoinAndSelect('o.items', 'i')
+      .where('o.id = :id AND o.orderTokenHash = :hash', { id, hash: sha256(token) })
+      .orderBy('i.id', 'ASC')
+      .getOne();
+    if (order === null) throw new NotFoundException(`Order ${id} not found`);
+    return { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
   }
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */
@@ -424,13 +505,14 @@ export class OrdersService implements OrderHistory {
     previous: OrderState | null,
     items?: OrderItem[],
   ): Promise<void> {
-    const [owner]: Array<{ id: number; username: string; email: string }> = await tx.query(OWNER, [
-      order.userId,
-    ]);
+    const [owner]: Array<{ id: number; username: string; email: string }> =
+      order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
+    const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
     const payload: OrderEventPayload = {
       userId: order.userId,
       order: toOrderResponse(order),
-      user: toOrderOwner({ ...owner, id: Number(owner.id) }),
+      user,
+      email: order.email ?? user?.email ?? null,
       items: (items ?? (await this.itemsOf(tx, order.id))).map(toOrderItemResponse),
     };
     if (previous === null) {
@@ -458,16 +540,29 @@ function insertOrder(manager: EntityManager, order: Order): Promise<number> {
   return insertRow(manager, INSERT_ORDER, [
     order.orderNumber,
     order.userId,
+    order.email,
     order.totalCents,
+    order.shippingTotalCents,
     order.status,
     order.paymentStatus,
     order.shippingAddress,
+    order.shippingAddressDetails === null ? null : JSON.stringify(order.shippingAddressDetails),
     order.paymentMethod,
     order.idempotencyKey,
     order.requestHash,
+    order.orderTokenHash,
+    order.cartId,
     sqlDatetime(order.createdAt),
     sqlDatetime(order.updatedAt),
   ]);
+}
+
+function ownerOrGuest(order: Order): OrderOwnerDto | null {
+  return order.user == null ? null : toOrderOwner(order.user);
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function stockOf(items: OrderItem[]): StockRequest[] {

@@ -38,3 +38,17 @@ export abstract class ProductCatalog {
   /** Gives stock back (a cancelled order), even to inactive or deleted products. */
   abstract releaseStock(tx: Tx, requests: StockRequest[]): Promise<void>;
 }
+
+/**
+ * For another module's single-statement read of rows that reference products (a cart's lines): the join of each
+ * row's product by `productIdColumn` as `alias`, and its live columns `product_name`, `price_cents`, `stock` and
+ * `for_sale` (1 when active and not deleted; the product's columns are NULL when there is no such row).
+ */
+export function joinLiveProduct(alias: string, productIdColumn: string): { join: string; columns: string } {
+  return {
+    join: `LEFT JOIN products ${alias} ON ${alias}.id = ${productIdColumn}`,
+    columns:
+      `${alias}.name AS product_name, ${alias}.price_cents AS price_cents, ${alias}.stock AS stock, ` +
+      `CASE WHEN ${alias}.is_active = 1 AND ${alias}.deleted_at IS NULL THEN 1 ELSE 0 END AS for_sale`,
+  };
+}

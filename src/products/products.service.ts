@@ -13,12 +13,12 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { CategoryDirectory } from '../categories/category-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
+import { toCents } from '../common/money.js';
 import {
   CreateProductDto,
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
-  toCents,
   toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';

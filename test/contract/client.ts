@@ -168,3 +168,30 @@ export async function retryFailedDeliveries(token: string, webhookId: number): P
   }
   return retried;
 }
+
+type Address = components['schemas']['AddressResponseDto'];
+type ShippingOption = components['schemas']['ShippingOptionResponseDto'];
+
+/** A checkout's address step: saves an address as the default and lists the shipping options for its country. */
+export async function saveAddressAndShipping(
+  token: string,
+  address: components['schemas']['CreateAddressDto'],
+): Promise<{ address: Address; options: ShippingOption[] } | FieldError[]> {
+  const headers = { Authorization: `Bearer ${token}` };
+  const saved = await api.POST('/api/v1/me/addresses', { body: { ...address, is_default: true }, headers });
+  if (saved.error !== undefined) {
+    if (saved.response.status === 400 && 'errors' in saved.error.data) return saved.error.data.errors;
+    throw new Error(saved.error.data.details);
+  }
+  const country: string = saved.data.data.country;
+  const { data, error } = await api.GET('/api/v1/shipping-options', {
+    params: { query: { country, page_size: 100 } },
+    headers,
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const price: number | undefined = data.data[0]?.price;
+  const countries: string[] | undefined = data.data[0]?.countries;
+  return price === undefined && countries === undefined
+    ? { address: saved.data.data, options: [] }
+    : { address: saved.data.data, options: data.data };
+}

@@ -14,7 +14,10 @@ import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-e
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
-import { CreatePayments1763801300000 } from './1763801300000-create-payments.js';
+import { CreatePayments1763801400000 } from './1763801400000-create-payments.js';
+import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
+import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
+import { CreateCarts1763801300000 } from './1763801300000-create-carts.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -33,5 +36,8 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateJobs1763801100000,
   CreateCategories1763801200000,
   CreateWebhooks1763801250000,
-  CreatePayments1763801300000,
+  CreateAddresses1763801270000,
+  CreateShippingOptions1763801280000,
+  CreateCarts1763801300000,
+  CreatePayments1763801400000,
 ];

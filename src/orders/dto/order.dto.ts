@@ -19,6 +19,8 @@ import { ToInteger } from '../../common/query-transforms.js';
 import type { AccountSummary } from '../../users/user-accounts.js';
 import type { OrderItem } from '../order-item.entity.js';
 import type { Order } from '../order.entity.js';
+import type { ShippingAddressDetails } from '../order-history.js';
+import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
@@ -141,6 +143,16 @@ export class UpdateOrderStatusDto {
   payment_status?: PaymentStatus;
 }
 
+/** The address as one line (`shipping_address` of an order placed from a cart), at most 255 characters. */
+export function formatAddress(address: ShippingAddressDetails): string {
+  const locality = [address.postal_code, address.city, address.region].filter((part) => part).join(' ');
+  const line = [address.name, address.line1, address.line2, locality, address.country]
+    .filter((part) => part)
+    .join(', ');
+  const characters = [...line];
+  return characters.length <= 255 ? line : `${characters.slice(0, 254).join('')}…`;
+}
+
 export class OrderResponseDto {
   @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
@@ -149,6 +161,21 @@ export class OrderResponseDto {
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
+  @ApiProperty({ example: 4.9, description: 'Shipping cost, included in total_amount (0 for POST /orders)' })
+  shipping_total: number;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'guest@example.com',
+    description: "Where the confirmation goes: a guest's address, or the customer's for an order from a cart",
+  })
+  email: string | null;
+  @ApiProperty({
+    type: AddressFieldsDto,
+    nullable: true,
+    description: 'The structured address of an order placed from a cart; null for POST /orders',
+  })
+  shipping_address_details: ShippingAddressDetails | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
@@ -161,7 +188,8 @@ export class OrderOwnerDto {
 }
 
 export class AdminOrderResponseDto extends OrderResponseDto {
-  @ApiProperty({ type: OrderOwnerDto }) user: OrderOwnerDto;
+  @ApiProperty({ type: OrderOwnerDto, nullable: true, description: "null for a guest's order (see email)" })
+  user: OrderOwnerDto | null;
 }
 
 export class OrderItemResponseDto {
@@ -174,8 +202,18 @@ export class OrderItemResponseDto {
 
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
-  @ApiPropertyOptional({ type: OrderOwnerDto, description: 'Present when an admin reads the order' })
-  user?: OrderOwnerDto;
+  @ApiPropertyOptional({
+    type: OrderOwnerDto,
+    nullable: true,
+    description: "Present when an admin reads the order; null for a guest's order",
+  })
+  user?: OrderOwnerDto | null;
+  @ApiPropertyOptional({
+    example: 'rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I',
+    description:
+      "Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)",
+  })
+  order_token?: string;
 }
 
 export function toOrderOwner(user: AccountSummary): OrderOwnerDto {
@@ -191,6 +229,9 @@ export function toOrderResponse(order: Order): OrderResponseDto {
     shipping_address: order.shippingAddress,
     payment_method: order.paymentMethod,
     payment_status: order.paymentStatus,
+    shipping_total: order.shippingTotalCents / 100,
+    email: order.email,
+    shipping_address_details: order.shippingAddressDetails,
     created_at: order.createdAt.toISOString(),
     updated_at: order.updatedAt.toISOString(),
   };

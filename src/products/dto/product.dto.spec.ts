@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { CreateProductDto, toCents } from './product.dto.js';
+import { toCents } from '../../common/money.js';
+import { CreateProductDto } from './product.dto.js';
 
 function priceErrors(price: unknown): string[] {
   const dto = plainToInstance(CreateProductDto, { name: 'n', price, category_id: 1 });

@@ -1,37 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  ValidateBy,
-  buildMessage,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { IsMoney } from '../../common/money.js';
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const PRICE_MAX = 9_999_999.99;
-
-/** A finite number with at most 2 decimal places (19.99 and 0.1 pass; 0.001 and 1e-7 do not). */
-export const IsMoney = () =>
-  ValidateBy({
-    name: 'isMoney',
-    validator: {
-      validate: (value: unknown) =>
-        typeof value === 'number' &&
-        Number.isFinite(value) &&
-        Math.abs(value * 100 - Math.round(value * 100)) < 1e-6,
-      defaultMessage: buildMessage(
-        (prefix) => `${prefix}$property must be a number with at most 2 decimal places`,
-      ),
-    },
-  });
 
 /** A path returned by POST /upload (YYYY/MM/<random>.<ext>), or "" for no image. */
 export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$/;
@@ -223,9 +199,4 @@ export function toProductResponse(product: Product): ProductResponseDto {
     created_at: product.createdAt.toISOString(),
     updated_at: product.updatedAt.toISOString(),
   };
-}
-
-/** Exact cents from a validated price (at most 2 decimals): 19.99 -> 1999, 0.1 -> 10. */
-export function toCents(price: number): number {
-  return Math.round(price * 100);
 }

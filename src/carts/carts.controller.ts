@@ -1,0 +1,243 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { AuthUser, CurrentUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { parseId } from '../common/id-param.js';
+import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { OptionalAuth } from '../common/public.decorator.js';
+import { RateLimiter } from '../common/rate-limit.js';
+import { OrderDetailResponseDto } from '../orders/dto/order.dto.js';
+import { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
+import { CartsService } from './carts.service.js';
+import {
+  AddCartItemDto,
+  CartResponseDto,
+  CheckoutDto,
+  CreatedCartResponseDto,
+  UpdateCartDto,
+  UpdateCartItemDto,
+} from './dto/cart.dto.js';
+
+const CART_TOKEN = {
+  name: 'X-Cart-Token',
+  required: false,
+  description: "An anonymous cart's cart_token (a customer's own cart needs only the bearer token)",
+};
+const CART_ID = { name: 'id', schema: { type: 'string', format: 'uuid' } } as const;
+const ITEM_ID = { name: 'itemId', schema: { type: 'integer', minimum: 1 } } as const;
+const NOT_FOUND = 'Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found';
+
+@ApiTags('carts')
+@ApiBearerAuth()
+@Controller()
+export class CartsController {
+  constructor(
+    private readonly carts: CartsService,
+    private readonly limiter: RateLimiter,
+  ) {}
+
+  @Post('carts')
+  @OptionalAuth()
+  @ApiOperation({
+    summary: 'Start a cart (anonymous without a bearer token, else the customer’s)',
+    description:
+      'An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. ' +
+      'Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT).',
+  })
+  @ApiEnvelope(CreatedCartResponseDto, { status: 201 })
+  @ApiErrors(401, 429)
+  async create(
+    @CurrentUser() user: AuthUser | undefined,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<CreatedCartResponseDto> {
+    if (user === undefined) {
+      const refusal = await this.limiter.hit('carts', request, response);
+      if (refusal !== null) throw refusal;
+    }
+    return this.carts.create(user);
+  }
+
+  @Get('me/cart')
+  @ApiOperation({ summary: "The customer's open cart (the most recently changed)" })
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(401, 404, 429, { 404: 'No open cart' })
+  myCart(@CurrentUser() user: AuthUser): Promise<CartResponseDto> {
+    return this.carts.openCartOf(user);
+  }
+
+  @Get('carts/:id')
+  @OptionalAuth()
+  @ApiOperation({ summary: 'Read a cart: lines with live prices, stock and problems, totals' })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(401, 404, 429, { 404: NOT_FOUND })
+  get(
+    @Param('id') id: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.get(id, { user, token });
+  }
+
+  @Put('carts/:id')
+  @OptionalAuth()
+  @ApiOperation({
+    summary: 'Set the e-mail, the shipping address and the shipping option',
+    description:
+      '`shipping_address` (an object validated like an address book entry) or `shipping_address_id` (from the ' +
+      "customer's address book); `shipping_option_id` must ship to the address's country. A new address the " +
+      'chosen option does not ship to drops the option.',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(400, 401, 404, 429, {
+    400: {
+      field: 'shipping_address.country',
+      rule: 'isIso31661Alpha2',
+      message: 'shipping_address.country must be a valid ISO31661 Alpha2 code',
+    },
+    404: NOT_FOUND,
+  })
+  update(
+    @Param('id') id: string,
+    @Body() dto: UpdateCartDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.update(id, dto, { user, token });
+  }
+
+  @Get('carts/:id/shipping-options')
+  @OptionalAuth()
+  @ApiOperation({ summary: "The active shipping options that ship to the cart's address" })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(ShippingOptionResponseDto, { list: true })
+  @ApiErrors(400, 401, 404, 429, {
+    400: {
+      field: 'shipping_address',
+      rule: 'required',
+      message: 'set shipping_address with PUT /carts/{id} first',
+    },
+    404: NOT_FOUND,
+  })
+  shippingOptions(
+    @Param('id') id: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<Paginated<ShippingOptionResponseDto>> {
+    return this.carts.shippingOptions(id, { user, token });
+  }
+
+  @Post('carts/:id/items')
+  @OptionalAuth()
+  @ApiOperation({
+    summary: 'Add a product (to its line when it is in the cart already)',
+    description: 'The line may hold at most the stock there is now and 1000 units; nothing is reserved.',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto, { status: 201 })
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: 'quantity', rule: 'stock', message: 'only 2 in stock; the line would hold 3' },
+    404: NOT_FOUND,
+  })
+  addItem(
+    @Param('id') id: string,
+    @Body() dto: AddCartItemDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.addItem(id, dto, { user, token });
+  }
+
+  @Put('carts/:id/items/:itemId')
+  @OptionalAuth()
+  @ApiOperation({ summary: "Set a line's quantity" })
+  @ApiParam(CART_ID)
+  @ApiParam(ITEM_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: 'quantity', rule: 'min', message: 'quantity must not be less than 1' },
+    404: 'Cart item 90 not found',
+  })
+  updateItem(
+    @Param('id') id: string,
+    @Param('itemId') itemId: string,
+    @Body() dto: UpdateCartItemDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.updateItem(id, parseId(itemId), dto, { user, token });
+  }
+
+  @Delete('carts/:id/items/:itemId')
+  @OptionalAuth()
+  @ApiOperation({ summary: 'Remove a line' })
+  @ApiParam(CART_ID)
+  @ApiParam(ITEM_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(400, 401, 404, 429, { 404: 'Cart item 90 not found' })
+  removeItem(
+    @Param('id') id: string,
+    @Param('itemId') itemId: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.removeItem(id, parseId(itemId), { user, token });
+  }
+
+  @Post('carts/:id/claim')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Make an anonymous cart the customer’s (merged into their open cart when they have one)',
+    description:
+      'Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product ' +
+      '(at most 1000 a line) and deletes the anonymous cart; the answer is the cart the lines are in.',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader({ ...CART_TOKEN, required: true })
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(400, 401, 404, 429, { 404: NOT_FOUND })
+  claim(
+    @Param('id') id: string,
+    @CurrentUser() user: AuthUser,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.claim(id, user, token);
+  }
+
+  @Post('carts/:id/checkout')
+  @OptionalAuth()
+  @ApiOperation({
+    summary: 'Place the order of the cart',
+    description:
+      'Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart ' +
+      'becomes completed in the same transaction. A repeated checkout answers the same order with ' +
+      '`Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`).',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(OrderDetailResponseDto, { status: 201, headers: ['Idempotent-Replayed'] })
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: 'items.90', rule: 'stock', message: 'product 12: only 1 in stock, the line asks for 2' },
+    404: NOT_FOUND,
+  })
+  async checkout(
+    @Param('id') id: string,
+    @Body() dto: CheckoutDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<OrderDetailResponseDto> {
+    const { order, replayed } = await this.carts.checkout(id, dto, { user, token });
+    if (replayed) response.setHeader('Idempotent-Replayed', 'true');
+    return order;
+  }
+}

@@ -1,0 +1,567 @@
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { AddressBook } from '../addresses/address-book.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import { Paginated } from '../common/envelope.js';
+import { type FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { changedRows } from '../database/raw-query.js';
+import { sqlDatetime } from '../database/timestamps.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
+import { MAX_QUANTITY, type OrderDetailResponseDto } from '../orders/dto/order.dto.js';
+import { OrderHistory } from '../orders/order-history.js';
+import { joinLiveProduct } from '../products/product-catalog.js';
+import type { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
+import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catalog.js';
+import { Cart, CartItem } from './cart.entity.js';
+import {
+  AddCartItemDto,
+  type CartItemResponseDto,
+  type CartProblemDto,
+  type CartResponseDto,
+  CheckoutDto,
+  type CreatedCartResponseDto,
+  MAX_CART_LINES,
+  UpdateCartDto,
+  UpdateCartItemDto,
+} from './dto/cart.dto.js';
+
+/** Who calls: the bearer token's user (if any) and the X-Cart-Token header (if any). */
+export interface CartCaller {
+  user: AuthUser | undefined;
+  token: string | undefined;
+}
+
+export interface CheckedOut {
+  order: OrderDetailResponseDto;
+  replayed: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+const product = joinLiveProduct('p', 'ci.product_id');
+/** A cart's lines with their products' live price and stock: one statement per cart. */
+const LINES_OF_CART =
+  `SELECT ci.id, ci.product_id, ci.quantity, ci.added_price_cents, ${product.columns} ` +
+  `FROM cart_items ci ${product.join} WHERE ci.cart_id = ? ORDER BY ci.id`;
+const liveProduct = joinLiveProduct('p', '?');
+/** One product's live state, for a line being added. */
+const LIVE_PRODUCT = `SELECT ${liveProduct.columns} FROM (SELECT 1 AS one) x ${liveProduct.join}`;
+/** Marks the open cart changed; the row lock it takes orders the cart's concurrent writes one after the other. */
+const TOUCH_OPEN_CART = "UPDATE carts SET updated_at = ? WHERE id = ? AND status = 'open'";
+const COMPLETE_CART =
+  "UPDATE carts SET status = 'completed', updated_at = ? WHERE id = ? AND status = 'open'";
+
+interface LineRow {
+  id: number | string;
+  product_id: number | string;
+  quantity: number | string;
+  added_price_cents: number | string;
+  product_name: string | null;
+  price_cents: number | string | null;
+  stock: number | string | null;
+  for_sale: number | string;
+}
+
+interface Line {
+  id: number;
+  productId: number;
+  quantity: number;
+  addedPriceCents: number;
+  name: string | null;
+  priceCents: number | null;
+  available: number;
+  forSale: boolean;
+}
+
+@Injectable()
+export class CartsService {
+  constructor(
+    @InjectRepository(Cart) private readonly carts: Repository<Cart>,
+    private readonly transactions: TransactionRunner,
+    private readonly orders: OrderHistory,
+    private readonly addresses: AddressBook,
+    private readonly shipping: ShippingOptionCatalog,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** A new cart: the customer's when a bearer token came, otherwise anonymous with a token shown once. */
+  async create(user: AuthUser | undefined): Promise<CreatedCartResponseDto> {
+    const now = new Date();
+    const token = user === undefined ? randomBytes(32).toString('base64url') : null;
+    const cart = await this.transactions.run('create cart', async (tx) => {
+      const created = tx.create(Cart, {
+        id: randomUUID(),
+        userId: user?.id ?? null,
+        tokenHash: token === null ? null : sha256(token),
+        status: 'open',
+        email: null,
+        shippingAddress: null,
+        shippingOptionId: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await tx.insert(Cart, created);
+      return created;
+    });
+    return { ...toCartResponse(cart, [], null), ...(token === null ? {} : { cart_token: token }) };
+  }
+
+  async get(id: string, caller: CartCaller): Promise<CartResponseDto> {
+    const manager = this.carts.manager;
+    const cart = await this.findAccessible(manager, id, caller);
+    return toCartResponse(cart, await linesOf(manager, id), await this.shippingOf(manager, cart));
+  }
+
+  /** The customer's open cart (the most recently changed one), or 404. */
+  async openCartOf(user: AuthUser): Promise<CartResponseDto> {
+    const manager = this.carts.manager;
+    const cart = await newestOpenCartOf(manager, user.id);
+    if (cart === null) throw new NotFoundException('No open cart');
+    return toCartResponse(cart, await linesOf(manager, cart.id), await this.shippingOf(manager, cart));
+  }
+
+  async addItem(id: string, dto: AddCartItemDto, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, async (tx, lines) => {
+      const [live]: LineRow[] = await tx.query(LIVE_PRODUCT, [dto.product_id]);
+      if (live.price_cents === null || Number(live.for_sale) !== 1) {
+        throw fieldError(
+          'product_id',
+          'forSale',
+          `product ${dto.product_id} does not exist or is not for sale`,
+        );
+      }
+      const existing = lines.find((line) => line.productId === dto.product_id);
+      const quantity = (existing?.quantity ?? 0) + dto.quantity;
+      assertQuantity('quantity', quantity, Number(live.stock));
+      if (existing === undefined) {
+        if (lines.length >= MAX_CART_LINES) {
+          throw fieldError('product_id', 'maxLines', `a cart holds at most ${MAX_CART_LINES} lines`);
+        }
+        const now = new Date();
+        await tx.insert(CartItem, {
+          cartId: id,
+          productId: dto.product_id,
+          quantity,
+          addedPriceCents: Number(live.price_cents),
+          createdAt: now,
+          updatedAt: now,
+        });
+      } else {
+        // Raising a line shows the shopper today's price: that becomes the line's price as added.
+        await tx.update(
+          CartItem,
+          { id: existing.id },
+          { quantity, addedPriceCents: Number(live.price_cents), updatedAt: new Date() },
+        );
+      }
+    });
+  }
+
+  async updateItem(
+    id: string,
+    itemId: number,
+    dto: UpdateCartItemDto,
+    caller: CartCaller,
+  ): Promise<CartResponseDto> {
+    return this.change(id, caller, async (tx, lines) => {
+      const line = lines.find((candidate) => candidate.id === itemId);
+      if (line === undefined) throw new NotFoundException(`Cart item ${itemId} not found`);
+      if (dto.quantity > line.quantity) assertQuantity('quantity', dto.quantity, line.available);
+      await tx.update(CartItem, { id: itemId }, { quantity: dto.quantity, updatedAt: new Date() });
+    });
+  }
+
+  async removeItem(id: string, itemId: number, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, async (tx, lines) => {
+      if (!lines.some((line) => line.id === itemId)) {
+        throw new NotFoundException(`Cart item ${itemId} not found`);
+      }
+      await tx.delete(CartItem, { id: itemId });
+    });
+  }
+
+  async update(id: string, dto: UpdateCartDto, caller: CartCaller): Promise<CartResponseDto> {
+    const given = ['email', 'shipping_address', 'shipping_address_id', 'shipping_option_id'] as const;
+    if (given.every((field) => dto[field] === undefined)) {
+      throw fieldError('email', 'required', `one of ${given.join(', ')} is required`);
+    }
+    if (dto.shipping_address !== undefined && dto.shipping_address_id !== undefined) {
+      throw fieldError(
+        'shipping_address_id',
+        'exclusive',
+        'give shipping_address or shipping_address_id, not both',
+      );
+    }
+    return this.change(id, caller, async (tx, _lines, cart) => {
+      const changes: Partial<Cart> = { updatedAt: new Date() };
+      if (dto.email !== undefined) changes.email = dto.email;
+      if (dto.shipping_address !== undefined) {
+        const address = dto.shipping_address;
+        changes.shippingAddress = {
+          name: address.name,
+          line1: address.line1,
+          line2: address.line2 ?? '',
+          city: address.city,
+          region: address.region ?? '',
+          postal_code: address.postal_code ?? '',
+          country: address.country,
+          phone: address.phone ?? '',
+        };
+      }
+      if (dto.shipping_address_id !== undefined) {
+        const saved =
+          cart.userId === null
+            ? null
+            : await this.addresses.findOwn(tx, cart.userId, dto.shipping_address_id);
+        if (saved === null) {
+          throw fieldError(
+            'shipping_address_id',
+            'exists',
+            `address ${dto.shipping_address_id} is not in your address book`,
+          );
+        }
+        const { name, line1, line2, city, region, postal_code, country, phone } = saved;
+        changes.shippingAddress = { name, line1, line2, city, region, postal_code, country, phone };
+      }
+      const country = (changes.shippingAddress ?? cart.shippingAddress)?.country;
+      const optionId = dto.shipping_option_id === undefined ? cart.shippingOptionId : dto.shipping_option_id;
+      if (optionId !== null) {
+        const option =
+          country === undefined ? null : await this.shipping.findApplicable(tx, optionId, country);
+        if (option === null && dto.shipping_option_id !== undefined) {
+          throw fieldError(
+            'shipping_option_id',
+            'applies',
+            country === undefined
+              ? 'set shipping_address before shipping_option_id'
+              : `shipping option ${optionId} does not ship to ${country}`,
+          );
+        }
+        // A new address the chosen option does not ship to drops the option.
+        changes.shippingOptionId = option === null ? null : optionId;
+      }
+      await tx.update(Cart, { id }, changes);
+    });
+  }
+
+  /** The active shipping options that ship to the cart's address (400 without an address). */
+  async shippingOptions(id: string, caller: CartCaller): Promise<Paginated<ShippingOptionResponseDto>> {
+    const cart = await this.findAccessible(this.carts.manager, id, caller);
+    if (cart.shippingAddress === null) {
+      throw fieldError('shipping_address', 'required', 'set shipping_address with PUT /carts/{id} first');
+    }
+    const options = await this.shipping.applicableTo(cart.shippingAddress.country);
+    // Every option on one page: a shop has few.
+    return new Paginated(options, options.length, 1, Math.max(1, options.length));
+  }
+
+  /**
+   * A customer takes an anonymous cart they hold the token of. With an open cart of their own, the lines move
+   * into it (quantities added, at most 1000 a line) and the anonymous cart is deleted; otherwise the cart
+   * becomes theirs and its token stops working. One transaction.
+   */
+  async claim(id: string, user: AuthUser, token: string | undefined): Promise<CartResponseDto> {
+    const targetId = await this.transactions.run('claim cart', async (tx) => {
+      const cart = await this.findAccessible(tx, id, { user: undefined, token });
+      if (cart.status !== 'open') throw fieldError('', 'open', 'Only an open cart can be claimed');
+      const mine = await newestOpenCartOf(tx, user.id);
+      const now = new Date();
+      if (mine === null) {
+        await tx.update(Cart, { id }, { userId: user.id, tokenHash: null, updatedAt: now });
+        return id;
+      }
+      // Both carts' rows locked in id order, so two claims crossing each other cannot deadlock.
+      for (const locked of [id, mine.id].sort())
+        await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(now), locked]);
+      const into = await linesOf(tx, mine.id);
+      for (const line of await linesOf(tx, id)) {
+        const existing = into.find((candidate) => candidate.productId === line.productId);
+        if (existing === undefined) {
+          if (into.length >= MAX_CART_LINES) break;
+          await tx.update(CartItem, { id: line.id }, { cartId: mine.id, updatedAt: now });
+          into.push(line);
+        } else {
+          await tx.update(
+            CartItem,
+            { id: existing.id },
+            { quantity: Math.min(MAX_QUANTITY, existing.quantity + line.quantity), updatedAt: now },
+          );
+        }
+      }
+      await tx.update(
+        Cart,
+        { id: mine.id },
+        {
+          email: mine.email ?? cart.email,
+          shippingAddress: mine.shippingAddress ?? cart.shippingAddress,
+          shippingOptionId: mine.shippingAddress === null ? cart.shippingOptionId : mine.shippingOptionId,
+          updatedAt: now,
+        },
+      );
+      await tx.delete(CartItem, { cartId: id });
+      await tx.delete(Cart, { id });
+      return mine.id;
+    });
+    return this.get(targetId, { user, token: undefined });
+  }
+
+  /**
+   * Places the cart's order through the orders module's no-oversell placing, in the transaction that marks the
+   * cart completed (a conditional update: of concurrent checkouts one places the order, the others wait on the
+   * cart's row and then replay it). A completed cart replays its order (`replayed`).
+   */
+  async checkout(id: string, dto: CheckoutDto, caller: CartCaller): Promise<CheckedOut> {
+    const cart = await this.findAccessible(this.carts.manager, id, caller);
+    const orderToken = cart.userId === null ? orderTokenOf(caller.token!, id) : null;
+    if (cart.status === 'open') {
+      const placed = await this.transactions.run('checkout cart', async (tx) => {
+        if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
+        const current = await tx.findOneByOrFail(Cart, { id });
+        const lines = await linesOf(tx, id);
+        const email = current.email ?? dto.email ?? null;
+        const missing: FieldError[] = [];
+        if (lines.length === 0)
+          missing.push({ field: 'items', rule: 'required', message: 'the cart is empty' });
+        if (email === null && current.userId === null) {
+          missing.push({
+            field: 'email',
+            rule: 'required',
+            message: 'email is required for a guest checkout',
+          });
+        }
+        if (current.shippingAddress === null) {
+          missing.push({
+            field: 'shipping_address',
+            rule: 'required',
+            message: 'set shipping_address with PUT /carts/{id} first',
+          });
+        }
+        const option = current.shippingAddress === null ? null : await this.shippingOf(tx, current);
+        // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
+        if (
+          current.shippingAddress !== null &&
+          option === null &&
+          (await this.shipping.applicableTo(current.shippingAddress.country)).length > 0
+        ) {
+          missing.push({
+            field: 'shipping_option_id',
+            rule: 'required',
+            message: 'choose one of GET /carts/{id}/shipping-options with PUT /carts/{id}',
+          });
+        }
+        if (missing.length > 0) throw new ValidationFailedException(missing);
+        const short = lines.flatMap(lineRefusal);
+        if (short.length > 0) throw new ValidationFailedException(short);
+        return this.orders.placeFromCart(tx, {
+          cartId: id,
+          userId: current.userId,
+          email,
+          items: lines
+            .map((line) => ({ productId: line.productId, quantity: line.quantity }))
+            .sort((a, b) => a.productId - b.productId),
+          shippingAddress: current.shippingAddress!,
+          shippingTotalCents: option === null ? 0 : Math.round(option.price * 100),
+          paymentMethod: dto.payment_method,
+          orderToken,
+        });
+      });
+      if (placed !== null) return { order: placed, replayed: false };
+    }
+    const order = await this.orders.placedFromCart(id);
+    if (order === null) throw new NotFoundException(`Cart ${id} not found`);
+    return { order: orderToken === null ? order : { ...order, order_token: orderToken }, replayed: true };
+  }
+
+  /**
+   * Removes carts not changed for CART_TTL (their lines with them): abandoned ones, and completed ones whose
+   * order has long been placed. Idempotent deletes, safe when instances run it at once. Returns how many.
+   */
+  async removeAbandoned(now = new Date()): Promise<number> {
+    const before = sqlDatetime(new Date(now.getTime() - this.config.carts.ttlSeconds * 1000));
+    return this.transactions.run('remove abandoned carts', async (tx) => {
+      await changedRows(
+        tx,
+        'DELETE FROM cart_items WHERE cart_id IN (SELECT id FROM carts WHERE updated_at < ?)',
+        [before],
+      );
+      return changedRows(tx, 'DELETE FROM carts WHERE updated_at < ?', [before]);
+    });
+  }
+
+  /** The cart's shipping option while it is active and ships to the cart's address; otherwise null. */
+  private shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
+    if (cart.shippingOptionId === null || cart.shippingAddress === null) return Promise.resolve(null);
+    return this.shipping.findApplicable(manager, cart.shippingOptionId, cart.shippingAddress.country);
+  }
+
+  /** A change of an open cart in one transaction, its row locked first; answers the cart as changed. */
+  private async change(
+    id: string,
+    caller: CartCaller,
+    work: (tx: EntityManager, lines: Line[], cart: Cart) => Promise<void>,
+  ): Promise<CartResponseDto> {
+    await this.transactions.run('change cart', async (tx) => {
+      await this.findAccessible(tx, id, caller);
+      if ((await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(new Date()), id])) === 0) {
+        throw new BadRequestException(`Cart ${id} is completed: start a new cart`);
+      }
+      // Read again under the row lock just taken: concurrent changes of the cart apply one after the other.
+      await work(tx, await linesOf(tx, id), await tx.findOneByOrFail(Cart, { id }));
+    });
+    return this.get(id, caller);
+  }
+
+  /**
+   * The cart when the caller may use it: a customer's cart with their bearer token, an anonymous cart with its
+   * X-Cart-Token. Anything else (no such cart, a wrong or missing token, someone else's cart) is 404.
+   */
+  private async findAccessible(manager: EntityManager, id: string, caller: CartCaller): Promise<Cart> {
+    const cart = UUID.test(id)
+      ? await manager
+          .createQueryBuilder(Cart, 'c')
+          .addSelect('c.tokenHash')
+          .where('c.id = :id', { id })
+          .getOne()
+      : null;
+    const allowed =
+      cart !== null &&
+      (cart.userId === null
+        ? caller.token !== undefined && sameHash(cart.tokenHash, sha256(caller.token))
+        : caller.user?.id === cart.userId);
+    if (!allowed) throw new NotFoundException(`Cart ${id} not found`);
+    return cart;
+  }
+}
+
+async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> {
+  const rows: LineRow[] = await manager.query(LINES_OF_CART, [cartId]);
+  return rows.map((row) => {
+    const forSale = Number(row.for_sale) === 1;
+    return {
+      id: Number(row.id),
+      productId: Number(row.product_id),
+      quantity: Number(row.quantity),
+      addedPriceCents: Number(row.added_price_cents),
+      name: row.product_name,
+      priceCents: row.price_cents === null ? null : Number(row.price_cents),
+      available: forSale ? Number(row.stock) : 0,
+      forSale,
+    };
+  });
+}
+
+function newestOpenCartOf(manager: EntityManager, userId: number): Promise<Cart | null> {
+  return manager.findOne(Cart, {
+    where: { userId, status: 'open' },
+    order: { updatedAt: 'DESC', id: 'ASC' },
+  });
+}
+
+function assertQuantity(field: string, quantity: number, stock: number): void {
+  if (quantity > MAX_QUANTITY) {
+    throw fieldError(field, 'max', `a line holds at most ${MAX_QUANTITY} units (it would hold ${quantity})`);
+  }
+  if (quantity > stock) {
+    throw fieldError(field, 'stock', `only ${stock} in stock; the line would hold ${quantity}`);
+  }
+}
+
+function problemsOf(line: Line): CartProblemDto[] {
+  if (!line.forSale) return [{ code: 'unavailable', message: 'The product is no longer for sale' }];
+  const problems: CartProblemDto[] = [];
+  if (line.priceCents !== line.addedPriceCents) {
+    problems.push({
+      code: 'price_changed',
+      message: `The price changed from ${line.addedPriceCents / 100} to ${line.priceCents! / 100}`,
+    });
+  }
+  if (line.available < line.quantity) {
+    problems.push({
+      code: 'insufficient_stock',
+      message: `Only ${line.available} left; the line asks for ${line.quantity}`,
+    });
+  }
+  return problems;
+}
+
+/** Why a line cannot be ordered now (product gone or short), as the 400 of a checkout names it. */
+function lineRefusal(line: Line): FieldError[] {
+  if (!line.forSale) {
+    return [
+      { field: `items.${line.id}`, rule: 'forSale', message: `product ${line.productId} is not for sale` },
+    ];
+  }
+  if (line.available < line.quantity) {
+    return [
+      {
+        field: `items.${line.id}`,
+        rule: 'stock',
+        message: `product ${line.productId}: only ${line.available} in stock, the line asks for ${line.quantity}`,
+      },
+    ];
+  }
+  return [];
+}
+
+function toLineResponse(line: Line): CartItemResponseDto {
+  return {
+    id: line.id,
+    product_id: line.productId,
+    product_name: line.name,
+    quantity: line.quantity,
+    price: line.forSale ? line.priceCents! / 100 : null,
+    added_price: line.addedPriceCents / 100,
+    line_total: line.forSale ? (line.priceCents! * line.quantity) / 100 : 0,
+    available: line.available,
+    problems: problemsOf(line),
+  };
+}
+
+function toCartResponse(
+  cart: Cart,
+  lines: Line[],
+  option: ShippingOptionResponseDto | null,
+): CartResponseDto {
+  const subtotalCents = lines.reduce(
+    (sum, line) => sum + (line.forSale ? line.priceCents! * line.quantity : 0),
+    0,
+  );
+  const shippingCents = option === null ? 0 : Math.round(option.price * 100);
+  return {
+    id: cart.id,
+    status: cart.status,
+    items: lines.map(toLineResponse),
+    subtotal: subtotalCents / 100,
+    shipping_total: shippingCents / 100,
+    total: (subtotalCents + shippingCents) / 100,
+    shipping_option: option === null ? null : { id: option.id, name: option.name, price: option.price },
+    shipping_address: cart.shippingAddress,
+    email: cart.email,
+    created_at: cart.createdAt.toISOString(),
+    updated_at: cart.updatedAt.toISOString(),
+  };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function sameHash(stored: string | null, computed: string): boolean {
+  return (
+    stored !== null &&
+    stored.length === computed.length &&
+    timingSafeEqual(Buffer.from(stored), Buffer.from(computed))
+  );
+}
+
+/**
+ * A guest order's token, derived from the cart's token: a repeated checkout (which must send the cart token)
+ * gives the same order_token again, while only its hash is stored.
+ */
+function orderTokenOf(cartToken: string, cartId: string): string {
+  return createHmac('sha256', cartToken).update(`order-token:${cartId}`).digest('base64url');
+}

@@ -1,0 +1,165 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsEmail,
+  IsInt,
+  IsObject,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
+import { Optional, CodePointLength } from '../../common/validation.js';
+import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
+import { MAX_QUANTITY } from '../../orders/dto/order.dto.js';
+import type { ShippingAddressDetails } from '../../orders/order-history.js';
+import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
+
+/** Lines per cart, as many as an order may have. */
+export const MAX_CART_LINES = 100;
+
+export class AddCartItemDto {
+  @ApiProperty({ type: 'integer', example: 12, minimum: 1, description: 'An id from GET /products' })
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  product_id: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 2,
+    minimum: 1,
+    maximum: MAX_QUANTITY,
+    description: 'Added to the line when the product is in the cart already (the line at most 1000)',
+  })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_QUANTITY)
+  quantity: number;
+}
+
+export class UpdateCartItemDto {
+  @ApiProperty({ type: 'integer', example: 3, minimum: 1, maximum: MAX_QUANTITY })
+  @IsInt()
+  @Min(1)
+  @Max(MAX_QUANTITY)
+  quantity: number;
+}
+
+export class UpdateCartDto {
+  @ApiPropertyOptional({ example: 'guest@example.com', maxLength: 254 })
+  @Optional()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
+  email?: string;
+
+  @ApiPropertyOptional({
+    type: AddressFieldsDto,
+    description: 'The address the order ships to (or shipping_address_id, not both)',
+  })
+  @Optional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AddressFieldsDto)
+  shipping_address?: AddressFieldsDto;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 7,
+    description: "An address of the customer's address book (GET /me/addresses), copied onto the cart",
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  shipping_address_id?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    example: 3,
+    description:
+      "One of GET /carts/{id}/shipping-options (it must ship to the address's country); null: none",
+  })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  shipping_option_id?: number | null;
+}
+
+export class CheckoutDto {
+  @ApiProperty({ example: 'credit_card', description: 'One of PAYMENT_METHODS (GET /payment-methods)' })
+  @IsString()
+  @CodePointLength(1, 32)
+  payment_method: string;
+
+  @ApiPropertyOptional({
+    example: 'guest@example.com',
+    maxLength: 254,
+    description: "The confirmation's address, when the cart has none yet (a guest must have one)",
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
+  email?: string;
+}
+
+export const CART_PROBLEMS = ['price_changed', 'insufficient_stock', 'unavailable'] as const;
+export type CartProblemCode = (typeof CART_PROBLEMS)[number];
+
+export class CartProblemDto {
+  @ApiProperty({ enum: CART_PROBLEMS, example: 'insufficient_stock' }) code: CartProblemCode;
+  @ApiProperty({ example: 'Only 2 left; the line asks for 3' }) message: string;
+}
+
+export class CartItemResponseDto {
+  @ApiProperty({ type: 'integer', example: 90 }) id: number;
+  @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
+  @ApiProperty({ type: 'string', nullable: true, example: 'Espresso cup', description: 'null: product gone' })
+  product_name: string | null;
+  @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
+  @ApiProperty({ type: 'number', nullable: true, example: 19.99, description: 'The live unit price' })
+  price: number | null;
+  @ApiProperty({ example: 18.5, description: 'The unit price when the line was added' })
+  added_price: number;
+  @ApiProperty({ example: 59.97, description: 'price x quantity (0 when the product is gone)' })
+  line_total: number;
+  @ApiProperty({ type: 'integer', example: 14, description: 'Stock now (0 when not for sale); not held' })
+  available: number;
+  @ApiProperty({ type: [CartProblemDto] }) problems: CartProblemDto[];
+}
+
+export class CartShippingOptionDto {
+  @ApiProperty({ type: 'integer', example: 3 }) id: number;
+  @ApiProperty({ example: 'Standard (3–5 days)' }) name: string;
+  @ApiProperty({ example: 4.95 }) price: number;
+}
+
+export class CartResponseDto {
+  @ApiProperty({ format: 'uuid', example: '3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10' }) id: string;
+  @ApiProperty({ enum: CART_STATUSES, example: 'open' }) status: CartStatus;
+  @ApiProperty({ type: [CartItemResponseDto] }) items: CartItemResponseDto[];
+  @ApiProperty({ example: 59.97, description: 'Sum of line_total' }) subtotal: number;
+  @ApiProperty({ example: 4.95, description: "The chosen option's price (0 without one)" })
+  shipping_total: number;
+  @ApiProperty({ example: 64.92, description: 'subtotal + shipping_total; no taxes or promotions' })
+  total: number;
+  @ApiProperty({ type: CartShippingOptionDto, nullable: true }) shipping_option: CartShippingOptionDto | null;
+  @ApiProperty({ type: AddressFieldsDto, nullable: true }) shipping_address: ShippingAddressDetails | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'guest@example.com' }) email: string | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+}
+
+export class CreatedCartResponseDto extends CartResponseDto {
+  @ApiPropertyOptional({
+    example: 'k3Jt0bZ8Qm2vXn5Lr7Yc1Wd4Hf6Gs9Pa0Ue3Ti8Oq5E',
+    description: 'Anonymous carts only: the secret every later call sends as X-Cart-Token (shown once)',
+  })
+  cart_token?: string;
+}
