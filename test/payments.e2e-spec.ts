@@ -429,6 +429,65 @@ describe('payments through Stripe and the manual provider', () => {
     expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
   });
 
+  it('a guest pays a guest order with its X-Order-Token; a wrong token is 404, no token 401', async () => {
+    const cart = (await request(t.url).post('/api/v1/carts').expect(201)).body.data;
+    const withCart = (req: request.Test) => req.set('X-Cart-Token', cart.cart_token);
+    await withCart(request(t.url).post(`/api/v1/carts/${cart.id}/items`))
+      .send({ product_id: productId, quantity: 2 })
+      .expect(201);
+    await withCart(request(t.url).put(`/api/v1/carts/${cart.id}`))
+      .send({
+        email: 'guest@example.com',
+        shipping_address: {
+          name: 'Jane Doe',
+          line1: '1 Main St',
+          city: 'Springfield',
+          postal_code: '62701',
+          country: 'US',
+        },
+      })
+      .expect(200);
+    const order = (
+      await withCart(request(t.url).post(`/api/v1/carts/${cart.id}/checkout`))
+        .send({ payment_method: 'credit_card' })
+        .expect(201)
+    ).body.data;
+    await request(t.url).post(`/api/v1/orders/${order.id}/payments`).expect(401);
+    await request(t.url)
+      .post(`/api/v1/orders/${order.id}/payments`)
+      .set('X-Order-Token', 'wrong')
+      .expect(404);
+    await pay(order.id).expect(404);
+    const payment = (
+      await request(t.url)
+        .post(`/api/v1/orders/${order.id}/payments`)
+        .set('X-Order-Token', order.order_token)
+        .expect(201)
+    ).body.data;
+    expect(payment).toMatchObject({
+      order_id: order.id,
+      provider: 'stripe',
+      status: 'pending',
+      amount: order.total_amount,
+    });
+    const ref = (payment.client_secret as string).split('_secret')[0];
+    expect(intentOf(ref).amount).toBe(Math.round(order.total_amount * 100));
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.succeeded', {
+        ...intentOf(ref),
+        status: 'succeeded',
+        amount_received: intentOf(ref).amount,
+      }),
+    ).expect(200);
+    const listed = await request(t.url)
+      .get(`/api/v1/orders/${order.id}/payments`)
+      .set('X-Order-Token', order.order_token)
+      .expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: payment.id, status: 'paid' })]);
+    expect(await orderRow(order.id)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
   it('reconciliation reads back a payment whose webhook never came', async () => {
     const orderId = await place();
     const ref = await intentIdOf(orderId);

@@ -3,6 +3,12 @@ import type { Tx } from '../database/transaction-runner.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import type { PaymentStatus } from './order-status.js';
 
+/** Who asks for an order: a signed-in user, or a guest with the order's token (X-Order-Token). */
+export interface OrderAccess {
+  actor?: AuthUser;
+  orderToken?: string;
+}
+
 /** What the payments module reads of an order. */
 export type PayableOrder = Pick<
   Order,
@@ -44,8 +50,11 @@ export abstract class OrderHistory {
    */
   abstract cancelPendingOf(tx: Tx, userId: number): Promise<Order[]>;
 
-  /** The order for its owner or an admin; 404 for anyone else, as for a missing order. */
-  abstract findPayable(orderId: number, actor: AuthUser): Promise<PayableOrder>;
+  /**
+   * The order for its owner or an admin, or for a guest with its order token; 404 for anyone else, as for a
+   * missing order (401 with neither a user nor a token).
+   */
+  abstract findPayable(orderId: number, access: OrderAccess): Promise<PayableOrder>;
 
   /**
    * Makes the order's payment_status follow its payment inside the caller's transaction (a paid payment also

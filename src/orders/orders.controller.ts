@@ -18,7 +18,6 @@ import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { checkIdempotencyKey } from '../common/idempotency-key.js';
 import { OptionalAuth } from '../common/public.decorator.js';
-import { fieldError } from '../common/validation.js';
 import {
   CreateOrderDto,
   OrderDetailResponseDto,

@@ -1,4 +1,10 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { And, EntityManager, Equal, FindOptionsWhere, LessThan, Raw, Repository } from 'typeorm';
@@ -50,7 +56,7 @@ import type { CartOrder } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
-import { OrderHistory, type PayableOrder } from './order-history.js';
+import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -420,11 +426,12 @@ export class OrdersService implements OrderHistory {
     return order?.userId ?? null;
   }
 
-  async findPayable(orderId: number, actor: AuthUser): Promise<PayableOrder> {
-    const { userId } = ownedBy(actor);
-    const order = await this.orders.findOne({
-      where: { id: orderId, ...(userId === undefined ? {} : { userId }) },
-    });
+  async findPayable(orderId: number, access: OrderAccess): Promise<PayableOrder> {
+    let where: FindOptionsWhere<Order>;
+    if (access.orderToken !== undefined) where = { id: orderId, orderTokenHash: sha256(access.orderToken) };
+    else if (access.actor === undefined) throw new UnauthorizedException('Missing bearer token');
+    else where = { id: orderId, ...ownedBy(access.actor) };
+    const order = await this.orders.findOne({ where });
     if (order === null) throw new NotFoundException(`Order ${orderId} not found`);
     return order;
   }

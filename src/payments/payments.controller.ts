@@ -4,7 +4,7 @@ import type { Request, Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
-import { Public } from '../common/public.decorator.js';
+import { OptionalAuth, Public } from '../common/public.decorator.js';
 import { checkIdempotencyKey } from '../common/idempotency-key.js';
 import { fieldError } from '../common/validation.js';
 import { CreateRefundDto, PaymentResponseDto, RefundResponseDto } from './payment.dto.js';
@@ -24,31 +24,44 @@ export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}
 
   @Post('orders/:id/payments')
+  @OptionalAuth()
   @ApiOperation({
-    summary: "Create the order's payment, or return its live one (owner or admin)",
+    summary:
+      "Create the order's payment, or return its live one (owner, admin, or a guest with X-Order-Token)",
     description:
       "The provider follows the order's payment_method (PAYMENT_PROVIDERS). Stripe: `client_secret` is for " +
       "Stripe.js in the buyer's browser; the payment becomes paid when Stripe's webhook says so. Manual: an admin " +
-      'confirms with PATCH /orders/{id}/status. 201 when created, 200 when the live payment is returned.',
+      'confirms with PATCH /orders/{id}/status. 201 when created, 200 when the live payment is returned. A guest ' +
+      'order is paid with `X-Order-Token` instead of a bearer token; a wrong token is 404.',
   })
+  @ApiHeader({ name: 'X-Order-Token', required: false, description: "A guest order's order_token" })
   @ApiEnvelope(PaymentResponseDto, { status: 201 })
   @ApiErrors(400, 401, 404, 429, { 404: 'Order 41 not found' })
   async create(
     @IdParam() id: number,
-    @CurrentUser() actor: AuthUser,
+    @CurrentUser() actor: AuthUser | undefined,
+    @Headers('x-order-token') orderToken: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<PaymentResponseDto> {
-    const { payment, created } = await this.payments.create(id, actor);
+    const { payment, created } = await this.payments.create(id, { actor, orderToken });
     response.status(created ? 201 : 200);
     return payment;
   }
 
   @Get('orders/:id/payments')
-  @ApiOperation({ summary: "The order's payments, oldest first (owner or admin)" })
+  @OptionalAuth()
+  @ApiOperation({
+    summary: "The order's payments, oldest first (owner, admin, or a guest with X-Order-Token)",
+  })
+  @ApiHeader({ name: 'X-Order-Token', required: false, description: "A guest order's order_token" })
   @ApiEnvelope(PaymentResponseDto, { array: true })
   @ApiErrors(400, 401, 404, 429, { 404: 'Order 41 not found' })
-  list(@IdParam() id: number, @CurrentUser() actor: AuthUser): Promise<PaymentResponseDto[]> {
-    return this.payments.list(id, actor);
+  list(
+    @IdParam() id: number,
+    @CurrentUser() actor: AuthUser | undefined,
+    @Headers('x-order-token') orderToken: string | undefined,
+  ): Promise<PaymentResponseDto[]> {
+    return this.payments.list(id, { actor, orderToken });
   }
 
   @Post('admin/orders/:id/refunds')

@@ -7,8 +7,8 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
+import { In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -18,7 +18,7 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../observability/metrics.js';
-import { OrderHistory } from '../orders/order-history.js';
+import { type OrderAccess, OrderHistory } from '../orders/order-history.js';
 import {
   CreateRefundDto,
   PaymentResponseDto,
@@ -80,8 +80,11 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /** Creates the order's payment, or returns its live one (completing its creation at the provider if needed). */
-  async create(orderId: number, actor: AuthUser): Promise<{ payment: PaymentResponseDto; created: boolean }> {
-    const order = await this.orders.findPayable(orderId, actor);
+  async create(
+    orderId: number,
+    access: OrderAccess,
+  ): Promise<{ payment: PaymentResponseDto; created: boolean }> {
+    const order = await this.orders.findPayable(orderId, access);
     let payment = await this.payments.findOneBy({ liveOrderId: orderId });
     let created = false;
     if (payment === null) {
@@ -131,8 +134,8 @@ export class PaymentsService implements OnModuleInit {
     return { payment: toPaymentResponse(payment), created };
   }
 
-  async list(orderId: number, actor: AuthUser): Promise<PaymentResponseDto[]> {
-    await this.orders.findPayable(orderId, actor);
+  async list(orderId: number, access: OrderAccess): Promise<PaymentResponseDto[]> {
+    await this.orders.findPayable(orderId, access);
     const payments = await this.payments.find({ where: { orderId }, order: { id: 'ASC' } });
     return payments.map(toPaymentResponse);
   }
@@ -201,10 +204,10 @@ export class PaymentsService implements OnModuleInit {
   async refund(
     orderId: number,
     dto: CreateRefundDto,
-    actor: AuthUser,
+    admin: AuthUser,
     idempotencyKey?: string,
   ): Promise<RefundResponseDto> {
-    await this.orders.findPayable(orderId, actor);
+    await this.orders.findPayable(orderId, { actor: admin });
     if (idempotencyKey !== undefined) {
       const earlier = await this.refundByKey(orderId, idempotencyKey);
       if (earlier !== null) return earlier;
@@ -285,8 +288,9 @@ export class PaymentsService implements OnModuleInit {
     return toRefundResponse(await this.refunds.findOneByOrFail({ id: refund.id }));
   }
 
-  async listRefunds(orderId: number, actor: AuthUser): Promise<RefundResponseDto[]> {
-    await this.orders.findPayable(orderId, actor);
+  /** The admin endpoints: any order, 404 for a missing one. */
+  async listRefunds(orderId: number, admin: AuthUser): Promise<RefundResponseDto[]> {
+    await this.orders.findPayable(orderId, { actor: admin });
     const refunds = await this.refunds
       .createQueryBuilder('r')
       .innerJoin(Payment, 'p', 'p.id = r.paymentId')
