@@ -124,10 +124,10 @@ export class PaymentsService implements OnModuleInit {
         currency: payment.currency,
         idempotencyKey: `payment-${payment.id}-create`,
       });
-      // Only the provider's references: a webhook may already have moved the status.
+      // Only the provider's references (updatedAt given, as everywhere: TypeORM would write whole seconds): a webhook may already have moved the status.
       await this.payments.update(
         { id: payment.id, providerRef: IsNull() },
-        { providerRef: made.ref, clientSecret: made.clientSecret },
+        { providerRef: made.ref, clientSecret: made.clientSecret, updatedAt: new Date() },
       );
       payment = await this.payments.findOneByOrFail({ id: payment.id });
     }
@@ -230,7 +230,7 @@ export class PaymentsService implements OnModuleInit {
         const reserved = await tx
           .createQueryBuilder()
           .update(Payment)
-          .set({ refundedCents: () => 'refunded_cents + :amount' })
+          .set({ refundedCents: () => 'refunded_cents + :amount', updatedAt: new Date() })
           .where('id = :id AND refunded_cents + :amount <= amount_cents', {
             id: payment.id,
             amount: amountCents,
@@ -266,11 +266,13 @@ export class PaymentsService implements OnModuleInit {
       });
     } catch (error) {
       await this.transactions.run('refund refused', async (tx) => {
-        await tx.update(PaymentRefund, { id: refund.id }, { status: 'failed' });
-        await tx.query('UPDATE payments SET refunded_cents = refunded_cents - ? WHERE id = ?', [
-          amountCents,
-          payment.id,
-        ]);
+        await tx.update(PaymentRefund, { id: refund.id }, { status: 'failed', updatedAt: new Date() });
+        await tx
+          .createQueryBuilder()
+          .update(Payment)
+          .set({ refundedCents: () => 'refunded_cents - :amount', updatedAt: new Date() })
+          .where('id = :id', { id: payment.id, amount: amountCents })
+          .execute();
       });
       this.logger.warn({
         msg: 'Provider refused a refund',
@@ -280,7 +282,11 @@ export class PaymentsService implements OnModuleInit {
       throw new BadRequestException(`The payment provider refused the refund: ${(error as Error).message}`);
     }
     await this.transactions.run('refund', async (tx) => {
-      await tx.update(PaymentRefund, { id: refund.id }, { status: 'succeeded', providerRef });
+      await tx.update(
+        PaymentRefund,
+        { id: refund.id },
+        { status: 'succeeded', providerRef, updatedAt: new Date() },
+      );
       const locked = (await this.lockPayment(tx, payment.provider, payment.id, null))!;
       const status = locked.refundedCents >= locked.amountCents ? 'refunded' : 'partially_refunded';
       await this.move(tx, locked, status);
@@ -381,7 +387,11 @@ export class PaymentsService implements OnModuleInit {
     }
     if (reported.refundedCents > payment.refundedCents) {
       payment.refundedCents = reported.refundedCents;
-      await tx.update(Payment, { id: payment.id }, { refundedCents: reported.refundedCents });
+      await tx.update(
+        Payment,
+        { id: payment.id },
+        { refundedCents: reported.refundedCents, updatedAt: new Date() },
+      );
     }
     return this.move(tx, payment, reported.status);
   }
@@ -400,7 +410,7 @@ export class PaymentsService implements OnModuleInit {
     const followed = await this.orders.followPayment(tx, payment.orderId, orderPaymentStatusOf(status));
     if (!followed) {
       this.logger.error({ msg: 'Payment taken for a cancelled order; refund it', payment: payment.id });
-      await tx.update(Payment, { id: payment.id }, { flag: 'paid_after_cancel' });
+      await tx.update(Payment, { id: payment.id }, { flag: 'paid_after_cancel', updatedAt: new Date() });
     }
     return true;
   }
