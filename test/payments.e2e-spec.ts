@@ -488,15 +488,23 @@ describe('payments through Stripe and the manual provider', () => {
     expect(await orderRow(order.id)).toEqual({ status: 'paid', payment_status: 'paid' });
   });
 
-  it('reconciliation reads back a payment whose webhook never came', async () => {
+  it('reconciliation reads back a payment whose webhook never came; an abandoned one is read once per PAYMENT_RECONCILE_AFTER', async () => {
     const orderId = await place();
     const ref = await intentIdOf(orderId);
+    const abandoned = await place();
+    const abandonedRef = await intentIdOf(abandoned);
     Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
+    const reads = (id: string) =>
+      stripe.sent.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${id}`);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     await t.app.get(PaymentsService).reconcile();
     expect(await paymentRow(orderId)).toMatchObject({ status: 'paid' });
     expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
-    expect(stripe.sent.some((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${ref}`)).toBe(true);
+    expect(reads(ref).length).toBeGreaterThanOrEqual(1);
+    expect(reads(abandonedRef)).toHaveLength(1);
+    await t.app.get(PaymentsService).reconcile();
+    expect(reads(abandonedRef)).toHaveLength(1);
+    expect(await paymentRow(abandoned)).toMatchObject({ status: 'pending' });
   });
 
   it('manual: the payment has no client secret and becomes paid with the admin status change', async () => {

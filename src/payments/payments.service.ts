@@ -187,7 +187,10 @@ export class PaymentsService implements OnModuleInit {
         const reported = await this.provider('stripe').retrieve(providerRef!);
         await this.transactions.run('reconcile payment', async (tx) => {
           const payment = await this.lockPayment(tx, 'stripe', id, null);
-          if (payment !== null && (await this.applyReported(tx, payment, reported))) changed += 1;
+          if (payment === null) return;
+          if (await this.applyReported(tx, payment, reported)) changed += 1;
+          // Still waiting (an abandoned checkout): read again one PAYMENT_RECONCILE_AFTER later, not every tick.
+          else await tx.update(Payment, { id, status: payment.status }, { updatedAt: new Date() });
         });
       } catch (error) {
         this.logger.warn({
