@@ -646,3 +646,29 @@ describe('payments across order expiry and two instances', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('the Stripe webhook is rate limited like every public entry point (THROTTLE_LIMIT=3)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      THROTTLE_LIMIT: '3',
+      STRIPE_SECRET_KEY: 'sk_test_service',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      // Never called: only signatures are checked here.
+      STRIPE_API_URL: 'http://127.0.0.1:9',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 429 once the client has used up the general limit, before checking the signature', async () => {
+    const payload = stripeEvent('payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await sendWebhook(t, payload, 't=1,v1=forged')).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    expect(await t.dataSource.query('SELECT id FROM payment_provider_events')).toEqual([]);
+  });
+});
