@@ -158,6 +158,9 @@ describe('carts and checkout', () => {
           id: expect.any(Number),
           product_id: cup.id,
           product_name: cup.name,
+          variant_id: null,
+          sku: null,
+          variant_title: null,
           quantity: 3,
           price: 19.99,
           added_price: 19.99,
@@ -263,6 +266,76 @@ describe('carts and checkout', () => {
       ]);
       expect((await cartRow(cart.id))!.status).toBe('open');
       expect(await stockOf(priced.id)).toBe(10);
+    });
+  });
+
+  describe('variants', () => {
+    it('variant lines: by variant_id, merged per variant, live variant price and stock, ordered by variant', async () => {
+      const shirt = await createProduct(t, admin.token, { price: 10, stock: 0 });
+      await api()
+        .put(`/api/v1/products/${shirt.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ options: [{ name: 'Size', values: ['S', 'M'] }] })
+        .expect(200);
+      const variant = async (size: string, price: number, stock: number) =>
+        (
+          await api()
+            .post(`/api/v1/products/${shirt.id}/variants`)
+            .auth(admin.token, { type: 'bearer' })
+            .send({ sku: `CART-${size}-${Date.now() % 100000}`, options: { Size: size }, price, stock })
+            .expect(201)
+        ).body.data as { id: number; sku: string; title: string };
+      const small = await variant('S', 12.34, 5);
+      const medium = await variant('M', 15, 1);
+      const cart = await anonymousCart();
+
+      // A product sold in variants is added by one of them.
+      const byProduct = await add(cart, shirt.id, 1).expect(400);
+      expect(byProduct.body.data.errors[0]).toMatchObject({ field: 'product_id', rule: 'forSale' });
+      const addVariant = (variantId: number, quantity: number, extra: object = {}) =>
+        cart
+          .auth(api().post(`/api/v1/carts/${cart.id}/items`))
+          .send({ variant_id: variantId, quantity, ...extra });
+      const mismatch = await addVariant(small.id, 1, { product_id: shirt.id + 100000 }).expect(400);
+      expect(mismatch.body.data.errors[0]).toMatchObject({ field: 'product_id', rule: 'matchesVariant' });
+      await addVariant(small.id, 1).expect(201);
+      await addVariant(small.id, 2, { product_id: shirt.id }).expect(201);
+      const tooMany = await addVariant(medium.id, 2).expect(400);
+      expect(tooMany.body.data.errors[0]).toMatchObject({ field: 'quantity', rule: 'stock' });
+      const res = await addVariant(medium.id, 1).expect(201);
+      expect(
+        res.body.data.items.map((i: Record<string, unknown>) => [
+          i.product_id,
+          i.variant_id,
+          i.sku,
+          i.quantity,
+          i.price,
+        ]),
+      ).toEqual([
+        [shirt.id, small.id, small.sku, 3, 12.34],
+        [shirt.id, medium.id, medium.sku, 1, 15],
+      ]);
+      expect(res.body.data.subtotal).toBe(52.02);
+
+      await setAddress(cart, { shipping_address: ADDRESS, email: 'v@example.com' }).expect(200);
+      const placed = await checkout(cart).expect(201);
+      expect(placed.body.data.total_amount).toBe(52.02);
+      expect(
+        placed.body.data.items.map((i: Record<string, unknown>) => [
+          i.variant_id,
+          i.sku,
+          i.quantity,
+          i.price,
+        ]),
+      ).toEqual([
+        [small.id, small.sku, 3, 12.34],
+        [medium.id, medium.sku, 1, 15],
+      ]);
+      const stocks = await t.dataSource.query(
+        'SELECT id, stock FROM product_variants WHERE product_id = ? ORDER BY id',
+        [shirt.id],
+      );
+      expect(stocks.map((r: { stock: number }) => Number(r.stock))).toEqual([2, 0]);
     });
   });
 
@@ -579,8 +652,17 @@ describe('carts and checkout', () => {
         total: 7.05,
       });
       // Moving the address to France drops the option that does not ship there.
-      const moved = await setAddress(cart, { shipping_address: { ...GERMAN, country: 'FR' } }).expect(200);
+      // (Optional address fields left out are kept as "", as the address book keeps them.)
+      const paris = { name: 'Jane Doe', line1: '1 Rue X', city: 'Paris', country: 'FR' };
+      const moved = await setAddress(cart, { shipping_address: paris }).expect(200);
       expect(moved.body.data).toMatchObject({ shipping_option: null, shipping_total: 0, total: 2.1 });
+      expect(moved.body.data.shipping_address).toEqual({
+        ...paris,
+        line2: '',
+        region: '',
+        postal_code: '',
+        phone: '',
+      });
       await setAddress(cart, { shipping_address: GERMAN, shipping_option_id: dach.id }).expect(200);
 
       const res = await checkout(cart).expect(201);
@@ -616,5 +698,30 @@ describe('carts and checkout', () => {
       const guest = await anonymousCart();
       await setAddress(guest, { shipping_address_id: saved.id }).expect(400);
     });
+  });
+});
+
+describe('anonymous cart creation rate limit', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ ...ADMIN_ENV, THROTTLE_CART_LIMIT: '2' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('THROTTLE_CART_LIMIT anonymous carts per client and window, then 429; customers are not counted in it', async () => {
+    const api = () => request(t.url);
+    const first = await api().post('/api/v1/carts').expect(201);
+    expect(first.headers['x-ratelimit-limit']).toBe('2');
+    await api().post('/api/v1/carts').expect(201);
+    const refused = await api().post('/api/v1/carts').expect(429);
+    expect(refused.headers['retry-after']).toBeDefined();
+    const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM carts');
+    expect(Number(n)).toBe(2);
+    const customer = await createAccount(t);
+    await api().post('/api/v1/carts').auth(customer.token, { type: 'bearer' }).expect(201);
   });
 });

@@ -11,7 +11,7 @@ import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/ac
 import { eventually } from './support/eventually.js';
 import { expectLockRetries, lockRetriesSeen } from './support/lock-retry-detector.js';
 import { scrape } from './support/metrics.js';
-import { placeOrder } from './support/orders.js';
+import { placeOrder, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
@@ -275,6 +275,7 @@ describe('domain events through the outbox', () => {
 
     it('order.created, then order.updated with order.paid, order.cancelled and order.refunded as they happen', async () => {
       const product = await createProduct(t, admin.token, { name: 'Teapot', price: 12.5, stock: 3 });
+      await eventually(() => ofType('product.created').some((event) => event.data.id === product.id));
       let mark = seen.length;
       const placed = await placeOrder(t, buyer.token, [[product.id, 3]]).expect(201);
       const order = placed.body.data;
@@ -283,6 +284,9 @@ describe('domain events through the outbox', () => {
           id: expect.any(Number),
           product_id: product.id,
           product_name: 'Teapot',
+          variant_id: null,
+          sku: null,
+          variant_title: null,
           quantity: 3,
           price: 12.5,
         },
@@ -372,6 +376,138 @@ describe('domain events through the outbox', () => {
       await eventually(() => ofType('order.cancelled').some((e) => e.data.order.id === third.id));
       expect(backInStock()).toHaveLength(2);
       expect(backInStock()[1].data).toMatchObject({ stock: 2 });
+    });
+  });
+
+  describe('variants: the events of their product', () => {
+    const asAdmin = <T extends request.Test>(req: T) => req.auth(admin.token, { type: 'bearer' });
+    /** Waits until the event of `type` about product or order `id` is dispatched (so it is before a mark). */
+    const dispatched = (type: DomainEventType, id: number) =>
+      eventually(() =>
+        seen.some((event) => {
+          const data = event.data as { id?: number; order?: { id: number } };
+          return event.type === type && (data.order?.id ?? data.id) === id;
+        }),
+      );
+    /** A product at stock 0 with a Size option, its product.created dispatched. */
+    const sizedProduct = async (name: string, sizes: string[]) => {
+      const product = (
+        await asAdmin(api().post('/api/v1/products'))
+          .send({ name, price: 20, stock: 0, category_id: 1, options: [{ name: 'Size', values: sizes }] })
+          .expect(201)
+      ).body.data as { id: number };
+      await dispatched('product.created', product.id);
+      return product;
+    };
+    const detail = async (id: number) =>
+      (await asAdmin(api().get(`/api/v1/products/${id}`)).expect(200)).body.data as {
+        stock: number;
+        variants: Array<{ id: number; sku: string; stock: number }>;
+      };
+
+    it('a variant create, change and delete each publish product.updated with the product detail; back_in_stock when the derived stock leaves 0', async () => {
+      const product = await sizedProduct('Tee', ['S', 'M']);
+      const variants = `/api/v1/products/${product.id}/variants`;
+
+      // A variant at 0 leaves the product at 0: updated only, with the variant among `variants`.
+      let mark = seen.length;
+      const small = (
+        await asAdmin(api().post(variants))
+          .send({ sku: 'EVT-TEE-S', options: { Size: 'S' }, price: 12, stock: 0 })
+          .expect(201)
+      ).body.data as { id: number };
+      await eventually(() => seen.length > mark);
+      const afterCreate = await detail(product.id);
+      expect(afterCreate.variants.map((variant) => variant.sku)).toEqual(['EVT-TEE-S']);
+      expect(since(mark)).toEqual([{ type: 'product.updated', data: afterCreate }]);
+
+      // Its stock from 0 to 4: the product's derived stock leaves 0, in the same transaction.
+      mark = seen.length;
+      await asAdmin(api().put(`${variants}/${small.id}`))
+        .send({ stock: 4 })
+        .expect(200);
+      await eventually(() => seen.length >= mark + 2);
+      const restocked = await detail(product.id);
+      expect(restocked.stock).toBe(4);
+      expect(since(mark)).toEqual([
+        { type: 'product.updated', data: restocked },
+        { type: 'product.back_in_stock', data: restocked },
+      ]);
+
+      // 4 to 7 is no move from 0.
+      mark = seen.length;
+      const medium = (
+        await asAdmin(api().post(variants))
+          .send({ sku: 'EVT-TEE-M', options: { Size: 'M' }, price: 14, stock: 3 })
+          .expect(201)
+      ).body.data as { id: number };
+      await eventually(() => seen.length > mark);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(since(mark)).toEqual([{ type: 'product.updated', data: await detail(product.id) }]);
+
+      // Both variants sold out, then the order cancelled: one back_in_stock for the product, its stock 7.
+      const order = (
+        await postOrder(t, buyer.token, {
+          items: [
+            { variant_id: small.id, quantity: 4 },
+            { variant_id: medium.id, quantity: 3 },
+          ],
+          shipping_address: '1 Main St',
+          payment_method: 'credit_card',
+        }).expect(201)
+      ).body.data as { id: number };
+      await dispatched('order.created', order.id);
+      expect(await stockOf(product.id)).toBe(0);
+      mark = seen.length;
+      await cancel(buyer, order.id);
+      await eventually(() => ofType('order.cancelled', mark).length === 1);
+      const given = await detail(product.id);
+      expect(given.stock).toBe(7);
+      expect(since(mark).map((event) => event.type)).toEqual([
+        'product.back_in_stock',
+        'order.updated',
+        'order.cancelled',
+      ]);
+      expect(since(mark)[0].data).toEqual(given);
+
+      // Deleting a variant: updated, the product's stock down to the other's.
+      mark = seen.length;
+      await asAdmin(api().delete(`${variants}/${medium.id}`)).expect(200);
+      await eventually(() => seen.length > mark);
+      const afterDelete = await detail(product.id);
+      expect(afterDelete).toMatchObject({ stock: 4, variants: [{ id: small.id }] });
+      expect(since(mark)).toEqual([{ type: 'product.updated', data: afterDelete }]);
+    });
+
+    it('stock given back to a deactivated variant leaves the product at 0: no back_in_stock', async () => {
+      const product = await sizedProduct('Cap', ['One']);
+      const variants = `/api/v1/products/${product.id}/variants`;
+      const only = (
+        await asAdmin(api().post(variants))
+          .send({ sku: 'EVT-CAP', options: { Size: 'One' }, price: 9, stock: 2 })
+          .expect(201)
+      ).body.data as { id: number };
+      const order = (
+        await postOrder(t, buyer.token, {
+          items: [{ variant_id: only.id, quantity: 2 }],
+          shipping_address: '1 Main St',
+          payment_method: 'credit_card',
+        }).expect(201)
+      ).body.data as { id: number };
+      await dispatched('order.created', order.id);
+      let mark = seen.length;
+      await asAdmin(api().put(`${variants}/${only.id}`))
+        .send({ is_active: false })
+        .expect(200);
+      // Its product.updated first: the product at 0 (no active variant), no back_in_stock.
+      await eventually(() => seen.length > mark);
+      expect(since(mark).map((event) => event.type)).toEqual(['product.updated']);
+      mark = seen.length;
+      await cancel(buyer, order.id);
+      await eventually(() => ofType('order.cancelled', mark).length === 1);
+      expect(since(mark).map((event) => event.type)).toEqual(['order.updated', 'order.cancelled']);
+      const after = await detail(product.id);
+      expect([after.stock, after.variants[0].stock]).toEqual([0, 2]);
     });
   });
 

@@ -117,6 +117,11 @@ const FIELDS = [
   'min_price',
   'max_price',
   'in_stock',
+  'slug',
+  'images',
+  'url',
+  'alt',
+  'ids',
   '__proto__',
   'constructor',
 ];
@@ -142,7 +147,7 @@ const query = fc
       fc.oneof(fc.constantFrom(...FIELDS), fc.string({ maxLength: 8 })),
       fc.oneof(
         fc.string({ unit: 'binary', maxLength: 20 }),
-        fc.constantFrom('1', '0', '101', '-1', 'abc', '1e3', 'true', '%', '[]'),
+        fc.constantFrom('1', '0', '101', '-1', 'abc', '1e3', 'true', '%', '[]', '1,2', '3,,1', 'desk-lamp'),
       ),
     ),
     { maxLength: 5 },

@@ -103,7 +103,7 @@ describe('hardening: bad input is a 400 naming the field and the rule, and chang
     expect(res.body.data.errors).toContainEqual({
       field: 'items',
       rule: 'isObject',
-      message: 'each value in items must be an object {product_id, quantity}',
+      message: 'each value in items must be an object {product_id, quantity} or {variant_id, quantity}',
     });
     expect(await orderCount()).toBe(before);
     expect((await productRow(product.id)).stock).toBe(10);

@@ -90,6 +90,36 @@ describe('reservations that expire (ORDER_PENDING_TTL=2s, checked every second)'
     expect(await s.stockOf(product.id)).toBe(10);
     expect(s.updates.filter((u) => u.order.id === id)).toHaveLength(1);
   });
+  it("expiry gives a variant order's stock back to the variant and its product exactly once", async () => {
+    const product = await createProduct(s.t, s.admin.token, { stock: 0 });
+    const created = await request(s.t.url)
+      .post(`/api/v1/products/${product.id}/variants`)
+      .auth(s.admin.token, { type: 'bearer' })
+      .send({ sku: `EXP-${product.id}`, options: {}, price: 5, stock: 10 })
+      .expect(201);
+    const variantId = created.body.data.id as number;
+    const placed = await request(s.t.url)
+      .post('/api/v1/orders')
+      .auth(buyer.token, { type: 'bearer' })
+      .send({
+        items: [{ variant_id: variantId, quantity: 4 }],
+        shipping_address: '1 Main St',
+        payment_method: 'paypal',
+      })
+      .expect(201);
+    const variantStock = async () =>
+      Number(
+        (await s.t.dataSource.query('SELECT stock FROM product_variants WHERE id = ?', [variantId]))[0].stock,
+      );
+    expect([await variantStock(), await s.stockOf(product.id)]).toEqual([6, 6]);
+    const orders = s.t.app.get(OrdersService);
+    const later = new Date(Date.now() + 60_000);
+    // Three runs at once (and the periodic job): one of them cancels and restocks it.
+    await Promise.all([1, 2, 3].map(() => orders.expirePending(later)));
+    expect(await s.stateOf(placed.body.data.id)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+    expect([await variantStock(), await s.stockOf(product.id)]).toEqual([10, 10]);
+    expect(s.updates.filter((u) => u.order.id === placed.body.data.id)).toHaveLength(1);
+  });
 });
 
 describe('expiry off (ORDER_PENDING_TTL=0), the pending limit and account deletion', () => {

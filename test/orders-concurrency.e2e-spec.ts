@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { concurrentClient } from './support/http.js';
-import { placeOrder } from './support/orders.js';
+import request from 'supertest';
+import { placeOrder, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -71,6 +72,57 @@ describe('orders under concurrency', () => {
     );
     expect(Number(totals[0].n)).toBe(50);
     expect(Number(totals[0].cents)).toBe(50 * 333);
+  });
+
+  it('200 concurrent orders for one variant with stock 50: exactly 50 succeed; variant and product stock exact', async () => {
+    const product = await createProduct(t, admin.token, { price: 1 });
+    const variant = async (sku: string, size: string, stock: number) => {
+      const res = await request(t.url)
+        .post(`/api/v1/products/${product.id}/variants`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ sku, options: { Size: size }, price: 3.33, stock });
+      expect(res.status).toBe(201);
+      return res.body.data.id as number;
+    };
+    await request(t.url)
+      .put(`/api/v1/products/${product.id}`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ options: [{ name: 'Size', values: ['S', 'M'] }] })
+      .expect(200);
+    const sold = await variant(`CONC-S-${product.id}`, 'S', 50);
+    const other = await variant(`CONC-M-${product.id}`, 'M', 7);
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        postOrder(
+          t,
+          buyers[i % buyers.length].token,
+          {
+            items: [{ variant_id: sold, quantity: 1 }],
+            shipping_address: '1 Main St',
+            payment_method: 'paypal',
+          },
+          { agent },
+        ),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(50);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(150);
+    for (const refused of responses.filter((r) => r.status === 400)) {
+      expect(refused.body.data.details).toMatch(
+        /^(Variant \d+ of product \d+|Product \d+) has insufficient stock/,
+      );
+    }
+    const [row] = await t.dataSource.query('SELECT stock FROM product_variants WHERE id = ?', [sold]);
+    expect(Number(row.stock)).toBe(0);
+    // The product's stock is its variants' sum: the other variant's 7.
+    expect(await stockOf(product.id)).toBe(7);
+    const [ordered] = await t.dataSource.query(
+      'SELECT COUNT(*) AS n, SUM(quantity) AS q FROM order_items WHERE variant_id = ?',
+      [sold],
+    );
+    expect([Number(ordered.n), Number(ordered.q)]).toEqual([50, 50]);
+    expect(other).toBeGreaterThan(sold);
   });
 
   it('concurrent multi-item orders over overlapping products finish without errors reaching clients', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { EventBus } from '../src/events/event-bus.js';
 import type { OrderEventPayload } from '../src/orders/order-events.js';
+import { eventually } from './support/eventually.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { orderBody, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
@@ -102,9 +103,25 @@ describe('orders', () => {
         .get(`/api/v1/orders/${res.body.data.id}`)
         .auth(buyer.token, { type: 'bearer' })
         .expect(200);
+      // Items of products without variants name none.
+      const simple = { variant_id: null, sku: null, variant_title: null };
       expect(detail.body.data.items).toEqual([
-        { id: expect.any(Number), product_id: cup.id, product_name: 'Cup', quantity: 3, price: 19.99 },
-        { id: expect.any(Number), product_id: spoon.id, product_name: 'Spoon', quantity: 2, price: 0.1 },
+        {
+          id: expect.any(Number),
+          product_id: cup.id,
+          product_name: 'Cup',
+          quantity: 3,
+          price: 19.99,
+          ...simple,
+        },
+        {
+          id: expect.any(Number),
+          product_id: spoon.id,
+          product_name: 'Spoon',
+          quantity: 2,
+          price: 0.1,
+          ...simple,
+        },
       ]);
       expect(detail.body.data.total_amount).toBe(60.17);
     });
@@ -245,6 +262,8 @@ describe('orders', () => {
       const product = await createProduct(t, admin.token, { stock: 3 });
       events.length = 0;
       const res = await placeOrder(other, order([[product.id, 1]])).expect(201);
+      // Dispatched after the commit, in commit order behind the events before it.
+      await eventually(() => events.length > 0);
       expect(events).toEqual([
         {
           name: 'order.created',

@@ -81,7 +81,7 @@ describe('the outbox across processes', () => {
   it('an order committed by a process killed (SIGKILL) right after its 201 is dispatched by the sweep after a restart', async () => {
     // Claims run out after 2 s and the restarted instance sweeps every second, so the test waits seconds.
     const crashing = await start({ OUTBOX_REDISPATCH_AFTER: '2', OUTBOX_SWEEP_INTERVAL: '1' });
-    db = new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
+    db = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: databaseUrl })));
     await db.initialize();
     const admin = await loginAdmin(crashing);
     const buyer = await createAccount(crashing);

@@ -14,9 +14,14 @@ const PRODUCT_FIELDS = [
   'stock',
   'category_id',
   'image',
+  'images',
+  'slug',
   'is_active',
   'created_at',
   'updated_at',
+  // The detail's (a create answers with it): [] for a product without options and variants.
+  'options',
+  'variants',
 ].sort();
 
 describe('products', () => {
@@ -68,6 +73,8 @@ describe('products', () => {
       expect(res.body.code).toBe(201);
       expect(Object.keys(res.body.data).sort()).toEqual(PRODUCT_FIELDS);
       expect(res.body.data).toMatchObject({
+        options: [],
+        variants: [],
         name: 'Mug',
         description: 'Stoneware',
         price: 12.5,
@@ -420,7 +427,14 @@ describe('products', () => {
           { productId: a.id, quantity: 5 },
         ]),
       );
-      expect(reserved.get(a.id)).toEqual({ id: a.id, name: 'Res A', priceCents: 250 });
+      expect(reserved[1]).toEqual({
+        productId: a.id,
+        variantId: null,
+        name: 'Res A',
+        priceCents: 250,
+        sku: null,
+        variantTitle: null,
+      });
       expect((await productRow(a.id)).stock).toBe(0);
       expect((await productRow(b.id)).stock).toBe(0);
     });
@@ -461,7 +475,20 @@ describe('products', () => {
   });
 
   describe('bad input never produces a 500', () => {
-    it.each(['abc', '-1', '0', '1.5', '99999999999', '%20'])(
+    it('GET /products/abc looks for the slug abc (404); PUT and DELETE take ids only (400 naming id)', async () => {
+      const read = await api().get('/api/v1/products/abc').auth(admin.token, { type: 'bearer' }).expect(404);
+      expect(read.body.data.details).toBe('Product abc not found');
+      for (const method of ['put', 'delete'] as const) {
+        const res = await api()
+          [method]('/api/v1/products/abc')
+          .auth(admin.token, { type: 'bearer' })
+          .send({});
+        expect(res.status).toBe(400);
+        expect(res.body.data.details).toMatch(/^id /);
+      }
+    });
+
+    it.each(['-1', '0', '1.5', '99999999999', '%20', 'a_b'])(
       'GET/PUT/DELETE /products/%s is 400 naming id',
       async (id) => {
         for (const method of ['get', 'put', 'delete'] as const) {

@@ -5,7 +5,9 @@ import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/ac
 import { sampleFile } from './support/multipart.js';
 import { orderBody, postOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
+import { eventually } from './support/eventually.js';
 import { startTestApp, TestApp } from './support/test-app.js';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /** A `WHERE` on the primary key of a row just created through the API. */
 type RowKey = Record<string, string | number>;
@@ -18,16 +20,28 @@ type RowKey = Record<string, string | number>;
 describe('timestamps keep milliseconds in every date column of every entity', () => {
   let t: TestApp;
   let admin: Account;
+  let receiver: WebhookReceiver;
   const sqlite = () => t.dataSource.options.type === 'better-sqlite3';
 
   beforeAll(async () => {
-    t = await startTestApp(ADMIN_ENV);
+    receiver = await startWebhookReceiver();
+    t = await startTestApp({ ...ADMIN_ENV, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
     admin = await loginAdmin(t);
   });
 
   afterAll(async () => {
     await t.close();
+    await receiver.close();
   });
+
+  const registerWebhook = async (): Promise<number> => {
+    const res = await request(t.url)
+      .post('/api/v1/admin/webhooks')
+      .auth(admin.token, { type: 'bearer' })
+      .send({ url: `${receiver.url}/timestamps`, events: ['product.created'] })
+      .expect(201);
+    return res.body.data.id;
+  };
 
   // Creates one row of a table through the API, as a client would.
   const creators: Record<string, () => Promise<RowKey>> = {
@@ -65,6 +79,35 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       return { id: res.body.data.id };
     },
     shipping_options: async () => ({ id: (await createShippingOption(admin.token)).id }),
+    carts: async () => ({ id: (await request(t.url).post('/api/v1/carts').expect(201)).body.data.id }),
+    cart_items: async () => {
+      const cart = (await request(t.url).post('/api/v1/carts').expect(201)).body.data;
+      const product = await createProduct(t, admin.token);
+      const res = await request(t.url)
+        .post(`/api/v1/carts/${cart.id}/items`)
+        .set('X-Cart-Token', cart.cart_token)
+        .send({ product_id: product.id, quantity: 1 })
+        .expect(201);
+      return { id: res.body.data.items[0].id };
+    },
+    categories: async () => {
+      const res = await request(t.url)
+        .post('/api/v1/categories')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ name: 'Timestamped' })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
+    webhooks: async () => ({ id: await registerWebhook() }),
+    // A delivery is queued after the commit of an event the webhook subscribes to.
+    webhook_deliveries: async () => {
+      const webhookId = await registerWebhook();
+      await createProduct(t, admin.token);
+      const deliveries = () =>
+        t.dataSource.query('SELECT id FROM webhook_deliveries WHERE webhook_id = ?', [webhookId]);
+      await eventually(async () => (await deliveries()).length > 0);
+      return { id: (await deliveries())[0].id };
+    },
     payments: async () => ({ id: (await paidManualPayment()).paymentId }),
     payment_refunds: async () => {
       const { orderId } = await paidManualPayment();

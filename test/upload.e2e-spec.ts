@@ -686,7 +686,7 @@ describe('upload ownership and lifetime', () => {
       const productId = await productWithImage(path);
       for (const actor of [owner, admin]) {
         const res = await deleteUpload(path, actor).expect(400);
-        const message = `the file is the image of product ${productId}; give that product another image first`;
+        const message = `the file is an image of product ${productId}; remove it from that product's images first`;
         expect(res.body).toEqual({
           code: 400,
           message: 'Bad Request',

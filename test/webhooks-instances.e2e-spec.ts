@@ -116,7 +116,7 @@ describe('a process killed right after an order commits', () => {
     receiver = await startWebhookReceiver();
     database = await createTestDatabase();
     app = await startAppProcess(env());
-    dataSource = new DataSource(buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url })));
+    dataSource = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url })));
     await dataSource.initialize();
   });
 

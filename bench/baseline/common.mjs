@@ -153,14 +153,19 @@ function bodyString(object, name, min, max) {
 // The handlers.
 
 const PRODUCT_COLUMNS =
-  'id, name, description, price_cents, stock, category_id, image, is_active, created_at, updated_at';
+  'id, name, description, price_cents, stock, category_id, image, slug, is_active, created_at, updated_at';
+/** A product read with its images, one row per image, as the service reads it (product-statements.ts). */
+const productWithImages = (where) =>
+  `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, i.path AS image_path, i.alt AS image_alt, ` +
+  'i.position AS image_position FROM products p LEFT JOIN product_images i ON i.product_id = p.id ' +
+  `WHERE ${where} AND p.deleted_at IS NULL`;
 const MAX_ITEMS = 100;
 const MAX_QUANTITY = 1000;
 const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BAD_CREDENTIALS = 'Invalid username or password';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-function toProduct(row) {
+function toProduct(row, images = []) {
   return {
     id: row.id,
     name: row.name,
@@ -169,6 +174,8 @@ function toProduct(row) {
     stock: row.stock,
     category_id: row.category_id,
     image: row.image,
+    slug: row.slug,
+    images,
     is_active: Boolean(row.is_active),
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -222,18 +229,16 @@ export function createHandlers(config, pool) {
 
   async function getProduct(user, idParam) {
     const id = queryInteger('id', idParam, 1, INT_MAX);
-    const [rows] =
-      user.role === 'admin'
-        ? await pool.query(
-            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1`,
-            [id],
-          )
-        : await pool.query(
-            `SELECT ${PRODUCT_COLUMNS} FROM products WHERE id = ? AND is_active = 1 AND deleted_at IS NULL LIMIT 1`,
-            [id],
-          );
+    const [rows] = await pool.query(
+      productWithImages(user.role === 'admin' ? 'p.id = ?' : 'p.id = ? AND p.is_active = 1'),
+      [id],
+    );
     if (rows.length === 0) throw new HttpError(404, `Product ${id} not found`);
-    return { status: 200, body: envelope(200, toProduct(rows[0])) };
+    const images = rows
+      .filter((row) => row.image_path !== null)
+      .map((row) => ({ url: row.image_path, alt: row.image_alt, position: row.image_position }))
+      .sort((a, b) => a.position - b.position);
+    return { status: 200, body: envelope(200, toProduct(rows[0], images)) };
   }
 
   let minTokenSize;
@@ -356,7 +361,22 @@ export function createHandlers(config, pool) {
       total_page: Math.ceil(total / pageSize),
       next_cursor: nextCursor,
     };
-    return { status: 200, body: envelope(200, rows.map(toProduct), meta) };
+    const images = new Map();
+    const withImages = rows.filter((row) => row.image !== '');
+    if (withImages.length > 0) {
+      const [imageRows] = await pool.query(
+        `SELECT product_id, path, alt, position FROM product_images WHERE product_id IN (${withImages.map(() => '?').join(', ')}) ` +
+          'ORDER BY product_id, position',
+        withImages.map((row) => row.id),
+      );
+      for (const row of imageRows) {
+        const list = images.get(row.product_id) ?? [];
+        list.push({ url: row.path, alt: row.alt, position: row.position });
+        images.set(row.product_id, list);
+      }
+    }
+    const products = rows.map((row) => toProduct(row, images.get(row.id) ?? []));
+    return { status: 200, body: envelope(200, products, meta) };
   }
 
   function parseOrder(body) {

@@ -221,6 +221,7 @@ async function seed(connection, log) {
     'stock',
     'category_id',
     'image',
+    'slug',
     'is_active',
     'created_at',
     'updated_at',
@@ -242,6 +243,11 @@ async function seed(connection, log) {
         INITIAL_STOCK,
         ((i - 1) % DATA_SET.categories) + 1,
         '',
+        // Unique by the id; shaped like a generated slug.
+        `${name
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .replace(/^-|-$/g, '')}-${i}`,
         true,
         created,
         created,

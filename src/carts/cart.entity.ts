@@ -48,8 +48,13 @@ export class CartItem extends Timestamped {
   @Column({ name: 'cart_id', type: 'varchar', length: 36 })
   cartId: string;
 
+  /** The product, also of a variant's line. */
   @Column({ name: 'product_id', type: 'integer' })
   productId: number;
+
+  /** The variant of a product sold in variants; null for a product without variants. */
+  @Column({ name: 'variant_id', type: 'integer', nullable: true })
+  variantId: number | null;
 
   @Column({ type: 'integer' })
   quantity: number;

@@ -42,22 +42,34 @@ export interface CheckedOut {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const product = joinLiveProduct('p', 'ci.product_id');
-/** A cart's lines with their products' live price and stock: one statement per cart. */
+const product = joinLiveProduct('ci.product_id', 'ci.variant_id');
+/** A cart's lines with their products' (or variants') live price and stock: one statement per cart. */
 const LINES_OF_CART =
-  `SELECT ci.id, ci.product_id, ci.quantity, ci.added_price_cents, ${product.columns} ` +
-  `FROM cart_items ci ${product.join} WHERE ci.cart_id = ? ORDER BY ci.id`;
-const liveProduct = joinLiveProduct('p', '?');
-/** One product's live state, for a line being added. */
-const LIVE_PRODUCT = `SELECT ${liveProduct.columns} FROM (SELECT 1 AS one) x ${liveProduct.join}`;
+  `SELECT ci.id, ci.product_id AS line_product_id, ci.variant_id, ci.quantity, ci.added_price_cents, ` +
+  `${product.columns} FROM cart_items ci ${product.join} WHERE ci.cart_id = ? ORDER BY ci.id`;
+const liveProduct = joinLiveProduct('?', '?');
+/** One product's or variant's live state, for a line being added (binds the variant id, then the product id). */
+const LIVE_PRODUCT = `SELECT ${liveProduct.columns}, lv.product_id AS variant_product_id FROM (SELECT 1 AS one) x ${liveProduct.join}`;
 /** Marks the open cart changed; the row lock it takes orders the cart's concurrent writes one after the other. */
 const TOUCH_OPEN_CART = "UPDATE carts SET updated_at = ? WHERE id = ? AND status = 'open'";
 const COMPLETE_CART =
   "UPDATE carts SET status = 'completed', updated_at = ? WHERE id = ? AND status = 'open'";
 
-interface LineRow {
+interface LiveRow {
+  product_id: number | string | null;
+  variant_product_id?: number | string | null;
+  product_name: string | null;
+  sku: string | null;
+  variant_title: string | null;
+  price_cents: number | string | null;
+  stock: number | string | null;
+  for_sale: number | string;
+}
+
+interface LineRow extends LiveRow {
   id: number | string;
-  product_id: number | string;
+  line_product_id: number | string;
+  variant_id: number | string | null;
   quantity: number | string;
   added_price_cents: number | string;
   product_name: string | null;
@@ -69,6 +81,9 @@ interface LineRow {
 interface Line {
   id: number;
   productId: number;
+  variantId: number | null;
+  sku: string | null;
+  variantTitle: string | null;
   quantity: number;
   addedPriceCents: number;
   name: string | null;
@@ -126,15 +141,40 @@ export class CartsService {
 
   async addItem(id: string, dto: AddCartItemDto, caller: CartCaller): Promise<CartResponseDto> {
     return this.change(id, caller, async (tx, lines) => {
-      const [live]: LineRow[] = await tx.query(LIVE_PRODUCT, [dto.product_id]);
-      if (live.price_cents === null || Number(live.for_sale) !== 1) {
+      if (dto.product_id === undefined && dto.variant_id === undefined) {
+        throw fieldError('product_id', 'required', 'product_id or variant_id is required');
+      }
+      const [live]: LiveRow[] = await tx.query(LIVE_PRODUCT, [
+        dto.variant_id ?? null,
+        dto.product_id ?? null,
+      ]);
+      const what = dto.variant_id === undefined ? `product ${dto.product_id}` : `variant ${dto.variant_id}`;
+      const field = dto.variant_id === undefined ? 'product_id' : 'variant_id';
+      if (dto.variant_id !== undefined && live.variant_product_id == null) {
+        throw fieldError('variant_id', 'forSale', `${what} does not exist or is not for sale`);
+      }
+      if (
+        dto.product_id !== undefined &&
+        live.product_id !== null &&
+        Number(live.product_id) !== dto.product_id
+      ) {
         throw fieldError(
           'product_id',
-          'forSale',
-          `product ${dto.product_id} does not exist or is not for sale`,
+          'matchesVariant',
+          `variant ${dto.variant_id} is not of product ${dto.product_id}`,
         );
       }
-      const existing = lines.find((line) => line.productId === dto.product_id);
+      if (live.product_id === null || Number(live.for_sale) !== 1) {
+        // A product sold in variants is for sale only through one of them.
+        throw fieldError(
+          field,
+          'forSale',
+          `${what} does not exist or is not for sale (a product with variants is added by variant_id)`,
+        );
+      }
+      const productId = Number(live.product_id);
+      const variantId = dto.variant_id ?? null;
+      const existing = lines.find((line) => line.productId === productId && line.variantId === variantId);
       const quantity = (existing?.quantity ?? 0) + dto.quantity;
       assertQuantity('quantity', quantity, Number(live.stock));
       if (existing === undefined) {
@@ -144,7 +184,8 @@ export class CartsService {
         const now = new Date();
         await tx.insert(CartItem, {
           cartId: id,
-          productId: dto.product_id,
+          productId,
+          variantId,
           quantity,
           addedPriceCents: Number(live.price_cents),
           createdAt: now,
@@ -200,16 +241,13 @@ export class CartsService {
       const changes: Partial<Cart> = { updatedAt: new Date() };
       if (dto.email !== undefined) changes.email = dto.email;
       if (dto.shipping_address !== undefined) {
-        const address = dto.shipping_address;
+        // Kept as the address book keeps one: optional fields not given are "".
         changes.shippingAddress = {
-          name: address.name,
-          line1: address.line1,
-          line2: address.line2 ?? '',
-          city: address.city,
-          region: address.region ?? '',
-          postal_code: address.postal_code ?? '',
-          country: address.country,
-          phone: address.phone ?? '',
+          line2: '',
+          region: '',
+          postal_code: '',
+          phone: '',
+          ...dto.shipping_address,
         };
       }
       if (dto.shipping_address_id !== undefined) {
@@ -279,7 +317,9 @@ export class CartsService {
         await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(now), locked]);
       const into = await linesOf(tx, mine.id);
       for (const line of await linesOf(tx, id)) {
-        const existing = into.find((candidate) => candidate.productId === line.productId);
+        const existing = into.find(
+          (candidate) => candidate.productId === line.productId && candidate.variantId === line.variantId,
+        );
         if (existing === undefined) {
           if (into.length >= MAX_CART_LINES) break;
           await tx.update(CartItem, { id: line.id }, { cartId: mine.id, updatedAt: now });
@@ -318,6 +358,11 @@ export class CartsService {
     const cart = await this.findAccessible(this.carts.manager, id, caller);
     const orderToken = cart.userId === null ? orderTokenOf(caller.token!, id) : null;
     if (cart.status === 'open') {
+      // Read before the transaction: the catalogue reads on a connection of its own, which a transaction holding
+      // one must not wait for (concurrent checkouts would exhaust the pool).
+      const offered =
+        cart.shippingAddress !== null &&
+        (await this.shipping.applicableTo(cart.shippingAddress.country)).length > 0;
       const placed = await this.transactions.run('checkout cart', async (tx) => {
         if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
         const current = await tx.findOneByOrFail(Cart, { id });
@@ -340,13 +385,9 @@ export class CartsService {
             message: 'set shipping_address with PUT /carts/{id} first',
           });
         }
-        const option = current.shippingAddress === null ? null : await this.shippingOf(tx, current);
+        const option = await this.shippingOf(tx, current);
         // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
-        if (
-          current.shippingAddress !== null &&
-          option === null &&
-          (await this.shipping.applicableTo(current.shippingAddress.country)).length > 0
-        ) {
+        if (current.shippingAddress !== null && option === null && offered) {
           missing.push({
             field: 'shipping_option_id',
             rule: 'required',
@@ -360,9 +401,14 @@ export class CartsService {
           cartId: id,
           userId: current.userId,
           email,
+          // Product id, then variant id: the order the catalogue locks rows in.
           items: lines
-            .map((line) => ({ productId: line.productId, quantity: line.quantity }))
-            .sort((a, b) => a.productId - b.productId),
+            .map((line) => ({
+              productId: line.productId,
+              variantId: line.variantId,
+              quantity: line.quantity,
+            }))
+            .sort((a, b) => a.productId - b.productId || (a.variantId ?? 0) - (b.variantId ?? 0)),
           shippingAddress: current.shippingAddress!,
           shippingTotalCents: option === null ? 0 : Math.round(option.price * 100),
           paymentMethod: dto.payment_method,
@@ -443,7 +489,10 @@ async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> 
     const forSale = Number(row.for_sale) === 1;
     return {
       id: Number(row.id),
-      productId: Number(row.product_id),
+      productId: Number(row.line_product_id),
+      variantId: row.variant_id === null ? null : Number(row.variant_id),
+      sku: row.sku,
+      variantTitle: row.variant_title,
       quantity: Number(row.quantity),
       addedPriceCents: Number(row.added_price_cents),
       name: row.product_name,
@@ -512,6 +561,9 @@ function toLineResponse(line: Line): CartItemResponseDto {
     id: line.id,
     product_id: line.productId,
     product_name: line.name,
+    variant_id: line.variantId,
+    sku: line.sku,
+    variant_title: line.variantTitle,
     quantity: line.quantity,
     price: line.forSale ? line.priceCents! / 100 : null,
     added_price: line.addedPriceCents / 100,

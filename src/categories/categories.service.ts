@@ -4,6 +4,7 @@ import { Repository } from 'typeorm';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { pageWindow } from '../common/pagination.js';
+import { slugify } from '../common/slug.js';
 import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -31,18 +32,6 @@ const SLUG_ATTEMPTS = 10;
 export const PLACEHOLDER_ID_MAX = 1_000_000_000;
 /** The deepest a parent chain is followed; deeper trees are refused as if they were a cycle. */
 const MAX_DEPTH = 100;
-
-/** The name as a slug: ASCII letters (accents dropped) and digits, lower case, runs joined by hyphens. */
-export function slugFrom(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, SLUG_BASE_MAX)
-    .replace(/^-+|-+$/g, '');
-  return slug === '' ? 'category' : slug;
-}
 
 @Injectable()
 export class CategoriesService implements CategoryDirectory {
@@ -174,7 +163,7 @@ export class CategoriesService implements CategoryDirectory {
     tx: Tx,
     row: Partial<Category>,
     given: string | undefined,
-    base = slugFrom(row.name ?? ''),
+    base = slugify(row.name ?? '', 'category', { maxLength: SLUG_BASE_MAX, letterRequired: false }),
   ): Promise<number | null> {
     if (given !== undefined) {
       try {

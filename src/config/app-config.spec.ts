@@ -30,7 +30,14 @@ describe('loadConfig', () => {
       loginMaxFailures: 5,
       loginFailureWindowSeconds: 900,
     });
-    expect(config.throttle).toEqual({ ttlMs: 60000, limit: 120, authLimit: 10, filesLimit: 1200 });
+    expect(config.throttle).toEqual({
+      ttlMs: 60000,
+      limit: 120,
+      authLimit: 10,
+      filesLimit: 1200,
+      cartLimit: 20,
+    });
+    expect(config.carts).toEqual({ ttlSeconds: 30 * 86400, cleanupIntervalSeconds: 3600 });
     expect(config.pageSizeMax).toBe(100);
     expect(config.upload.maxBytes).toBe(5242880);
     expect(config.upload.allowedTypes).toEqual([

@@ -26,4 +26,14 @@ export class OrderItem {
 
   @Column({ type: 'integer' })
   quantity: number;
+
+  /** The variant ordered; null for a product without variants. SKU and title as they were when ordered. */
+  @Column({ name: 'variant_id', type: 'integer', nullable: true })
+  variantId: number | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  sku: string | null;
+
+  @Column({ name: 'variant_title', type: 'varchar', length: 200, nullable: true })
+  variantTitle: string | null;
 }

@@ -9,13 +9,14 @@ export const INSERT_ORDER =
   'shipping_address, shipping_address_details, payment_method, idempotency_key, request_hash, order_token_hash, ' +
   `cart_id, created_at, updated_at) VALUES (${placeholders(16)})`;
 
-const ITEM_COLUMNS = 'order_id, product_id, product_name, unit_price_cents, quantity';
+const ITEM_COLUMNS =
+  'order_id, product_id, product_name, unit_price_cents, quantity, variant_id, sku, variant_title';
 const insertItems: string[] = [];
 /** The multi-row INSERT of `count` order items, built once per count. */
 export function insertItemsOf(count: number): string {
   insertItems[count] ??=
     `INSERT INTO order_items (${ITEM_COLUMNS}) VALUES ` +
-    new Array(count).fill(`(${placeholders(5)})`).join(', ');
+    new Array(count).fill(`(${placeholders(8)})`).join(', ');
   return insertItems[count];
 }
 

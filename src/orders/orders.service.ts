@@ -89,7 +89,13 @@ export class OrdersService implements OrderHistory {
     }
     const items = mergeItems(dto);
     const requestHash = createHash('sha256')
-      .update(JSON.stringify([items, dto.shipping_address, dto.payment_method]))
+      .update(
+        JSON.stringify([
+          items.map(({ productId, variantId, quantity }) => ({ productId, variantId, quantity })),
+          dto.shipping_address,
+          dto.payment_method,
+        ]),
+      )
       .digest('hex');
 
     if (idempotencyKey !== undefined) {
@@ -201,7 +207,7 @@ export class OrdersService implements OrderHistory {
     if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
     order.totalCents =
       order.shippingTotalCents +
-      items.reduce((sum, item) => sum + reserved.get(item.productId)!.priceCents * item.quantity, 0);
+      items.reduce((sum, item, i) => sum + reserved[i].priceCents * item.quantity, 0);
     if (!claimsFirst) order.id = await insertOrder(manager, order);
     else {
       // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
@@ -213,9 +219,18 @@ export class OrdersService implements OrderHistory {
     }
     await manager.query(
       insertItemsOf(items.length),
-      items.flatMap((item) => {
-        const product = reserved.get(item.productId)!;
-        return [order.id, item.productId, product.name, product.priceCents, item.quantity];
+      items.flatMap((item, i) => {
+        const line = reserved[i];
+        return [
+          order.id,
+          line.productId,
+          line.name,
+          line.priceCents,
+          item.quantity,
+          line.variantId,
+          line.sku,
+          line.variantTitle,
+        ];
       }),
     );
     const written = await this.itemsOf(manager, order.id);
@@ -573,25 +588,67 @@ function sha256(text: string): string {
 }
 
 function stockOf(items: OrderItem[]): StockRequest[] {
-  return items.map((item) => ({ productId: item.productId, quantity: item.quantity }));
+  return items.map((item) => ({
+    productId: item.productId,
+    variantId: item.variantId,
+    quantity: item.quantity,
+  }));
 }
 
-/** Merges repeated products and orders the requests by product id (the locking order). */
+/**
+ * Merges repeated products (and repeated variants) and orders the requests by product id, then variant id: the
+ * locking order of a simple order, kept as before. Each request keeps the index of its first item, for the
+ * fields of a 400.
+ */
 function mergeItems(dto: CreateOrderDto): StockRequest[] {
-  const quantities = new Map<number, number>();
-  for (const item of dto.items) {
-    quantities.set(item.product_id, (quantities.get(item.product_id) ?? 0) + item.quantity);
-  }
-  const merged = [...quantities].map(([productId, quantity]) => ({ productId, quantity }));
-  const tooMany = merged.find((item) => item.quantity > MAX_QUANTITY);
+  const merged = new Map<string, StockRequest>();
+  dto.items.forEach((item, index) => {
+    if (item.product_id === undefined && item.variant_id === undefined) {
+      throw fieldError(
+        `items.${index}.product_id`,
+        'required',
+        `items.${index} needs product_id or variant_id`,
+      );
+    }
+    const key = item.variant_id === undefined ? `p${item.product_id}` : `v${item.variant_id}`;
+    const earlier = merged.get(key);
+    if (earlier === undefined) {
+      merged.set(key, {
+        productId: item.product_id,
+        ...(item.variant_id === undefined ? {} : { variantId: item.variant_id }),
+        quantity: item.quantity,
+        item: index,
+      });
+      return;
+    }
+    if (
+      item.product_id !== undefined &&
+      earlier.productId !== undefined &&
+      item.product_id !== earlier.productId
+    ) {
+      throw fieldError(
+        `items.${index}.product_id`,
+        'matchesVariant',
+        `items.${index}.product_id differs from items.${earlier.item}.product_id for the same variant`,
+      );
+    }
+    earlier.productId ??= item.product_id;
+    earlier.quantity += item.quantity;
+  });
+  const requests = [...merged.values()];
+  const tooMany = requests.find((request) => request.quantity > MAX_QUANTITY);
   if (tooMany !== undefined) {
+    const what =
+      tooMany.variantId === undefined ? `product ${tooMany.productId}` : `variant ${tooMany.variantId}`;
     throw fieldError(
       'items',
       'maxQuantity',
-      `items: product ${tooMany.productId} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
+      `items: ${what} totals ${tooMany.quantity} units, more than ${MAX_QUANTITY}`,
     );
   }
-  return merged.sort((a, b) => a.productId - b.productId);
+  return requests.sort(
+    (a, b) => (a.productId ?? 0) - (b.productId ?? 0) || (a.variantId ?? 0) - (b.variantId ?? 0),
+  );
 }
 
 function replay(order: Order, requestHash: string): CreatedOrder {

@@ -9,16 +9,25 @@ export class InsufficientStockException extends ValidationFailedException {
   }
 }
 
+/**
+ * Stock of a product without active variants (`productId`), or of one variant (`variantId`; `productId` is then
+ * optional, and checked when given). `item` is the request's index in the order, for the field of a 400.
+ */
 export interface StockRequest {
-  productId: number;
+  productId?: number;
+  variantId?: number | null;
   quantity: number;
+  item?: number;
 }
 
-/** What an order keeps of a product at the moment it took the stock. */
-export interface ReservedProduct {
-  id: number;
+/** What an order keeps of a product (and of its variant) at the moment it took the stock. */
+export interface ReservedLine {
+  productId: number;
+  variantId: number | null;
   name: string;
   priceCents: number;
+  sku: string | null;
+  variantTitle: string | null;
 }
 
 /**
@@ -30,25 +39,41 @@ export abstract class ProductCatalog {
   abstract assertVisible(productId: number, actor: AuthUser | undefined): Promise<void>;
 
   /**
-   * Takes stock for an order, one conditional UPDATE per product in ascending id order (concurrent orders
-   * lock rows in the same order). Throws 400 naming the first product that is missing, inactive or short.
+   * Takes stock for an order, one conditional UPDATE per product (and then one per variant) in ascending
+   * product id order (concurrent orders lock rows in the same order). Gives the lines in the requests' order.
+   * Throws 400 naming the first product or variant that is missing, inactive or short, an item by product id
+   * for a product with active variants (`items.N.variant_id`), or a product_id that is not the variant's.
    */
-  abstract reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>>;
+  abstract reserveStock(tx: Tx, requests: StockRequest[]): Promise<ReservedLine[]>;
 
-  /** Gives stock back (a cancelled order), even to inactive or deleted products. */
+  /**
+   * Gives stock back (a cancelled order), even to inactive or deleted products and variants; a product's
+   * derived stock grows with a variant's only while that variant is active.
+   */
   abstract releaseStock(tx: Tx, requests: StockRequest[]): Promise<void>;
 }
 
 /**
- * For another module's single-statement read of rows that reference products (a cart's lines): the join of each
- * row's product by `productIdColumn` as `alias`, and its live columns `product_name`, `price_cents`, `stock` and
- * `for_sale` (1 when active and not deleted; the product's columns are NULL when there is no such row).
+ * For another module's single-statement read of rows that reference products or variants (a cart's lines): the
+ * joins of each row's variant (`variantIdColumn`, may be NULL) and product (the variant's, else
+ * `productIdColumn`), and their live columns: `product_id`, `product_name`, `sku`, `variant_title`,
+ * `price_cents` and `stock` (the variant's for a variant), and `for_sale` (1 when the product is active and not
+ * deleted and either the variant is, or there is no variant and the product has no active variants). With `?`
+ * for both columns, the variant's id binds first.
  */
-export function joinLiveProduct(alias: string, productIdColumn: string): { join: string; columns: string } {
+export function joinLiveProduct(
+  productIdColumn: string,
+  variantIdColumn: string,
+): { join: string; columns: string } {
   return {
-    join: `LEFT JOIN products ${alias} ON ${alias}.id = ${productIdColumn}`,
+    join:
+      `LEFT JOIN product_variants lv ON lv.id = ${variantIdColumn} ` +
+      `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productIdColumn})`,
     columns:
-      `${alias}.name AS product_name, ${alias}.price_cents AS price_cents, ${alias}.stock AS stock, ` +
-      `CASE WHEN ${alias}.is_active = 1 AND ${alias}.deleted_at IS NULL THEN 1 ELSE 0 END AS for_sale`,
+      'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
+      'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
+      'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',
   };
 }

@@ -6,7 +6,14 @@ import { CATEGORY_SUBTREE_CTE } from '../categories/category-directory.js';
 import { SqliteReader } from '../database/sqlite-reader.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
-import { productFromRow, type ProductRow } from './product-statements.js';
+import {
+  imagesOf,
+  PRODUCT_COLUMNS,
+  productFromRow,
+  type ProductImage,
+  type ProductRow,
+} from './product-statements.js';
+import { placeholders } from '../database/raw-query.js';
 
 /** What a product list filters on; `search` is already split into words (searchWords). */
 export interface ProductListFilter {
@@ -18,6 +25,8 @@ export interface ProductListFilter {
   maxCents?: number;
   inStock?: boolean;
   searchWords?: string[];
+  slug?: string;
+  ids?: number[];
 }
 
 export interface ProductPageRequest {
@@ -41,8 +50,7 @@ const SORT_COLUMNS: Record<string, string> = {
   name: 'p.name',
   created_at: 'p.created_at',
 };
-const COLUMNS =
-  'p.id, p.name, p.description, p.price_cents, p.stock, p.category_id, p.image, p.is_active, p.created_at, p.updated_at';
+const COLUMNS = PRODUCT_COLUMNS.join(', ');
 
 /** The words of a search: runs of letters (with their combining marks), digits and `_`; all else separates them. */
 export function searchWords(search: string): string[] {
@@ -74,9 +82,6 @@ export function searchWordsProblem(words: string[]): { rule: string; message: st
   }
   return null;
 }
-
-/** A row of the fixed SQL as the response, through the same mapping as a product read. */
-const toProduct = (row: ProductRow): ProductResponseDto => toProductResponse(productFromRow(row));
 
 /** The FROM, WHERE and relevance of a filter, in one dialect. */
 interface FilterSql {
@@ -156,7 +161,8 @@ export class ProductListQuery {
     const page = more ? rows.slice(0, request.limit) : rows;
     const last = page.at(-1);
     const matched = countMatches && rows.length > 0 ? Number(rows[0].matched) : undefined;
-    if (!more || last === undefined) return { products: page.map(toProduct), last: null, matched };
+    const products = await this.withImages(filter, page);
+    if (!more || last === undefined) return { products, last: null, matched };
     // created_at as the database's own text (SQLite keeps what was written, with or without milliseconds).
     const value =
       field === 'price'
@@ -168,7 +174,28 @@ export class ProductListQuery {
               ? last.created_at
               : sqlDatetime(last.created_at)
             : undefined;
-    return { products: page.map(toProduct), last: { value, id: last.id }, matched };
+    return { products, last: { value, id: last.id }, matched };
+  }
+
+  /** The rows as responses, with their images read in one statement for the page (none without images). */
+  private async withImages(filter: ProductListFilter, rows: ProductRow[]): Promise<ProductResponseDto[]> {
+    // `image` is the first image's path: a page of products without one needs no statement.
+    const ids = rows.filter((row) => row.image !== '').map((row) => Number(row.id));
+    if (ids.length === 0) return rows.map((row) => toProductResponse(productFromRow(row), []));
+    const imageRows = await this.run<{
+      product_id: number | string;
+      path: string;
+      alt: string;
+      position: number;
+    }>(filter, imagesOf(ids.length), ids);
+    const images = new Map<number, ProductImage[]>();
+    for (const row of imageRows) {
+      const id = Number(row.product_id);
+      const list = images.get(id) ?? [];
+      list.push({ url: row.path, alt: row.alt, position: Number(row.position) });
+      images.set(id, list);
+    }
+    return rows.map((row) => toProductResponse(productFromRow(row), images.get(Number(row.id)) ?? []));
   }
 
   async count(filter: ProductListFilter): Promise<number> {
@@ -210,6 +237,14 @@ export class ProductListQuery {
       sql.params.push(filter.maxCents);
     }
     if (filter.inStock !== undefined) sql.where.push(filter.inStock ? 'p.stock > 0' : 'p.stock = 0');
+    if (filter.slug !== undefined) {
+      sql.where.push('p.slug = ?');
+      sql.params.push(filter.slug);
+    }
+    if (filter.ids !== undefined) {
+      sql.where.push(`p.id IN (${placeholders(filter.ids.length)})`);
+      sql.params.push(...filter.ids);
+    }
     if (filter.searchWords !== undefined) {
       if (filter.searchWords.length === 0) sql.where.push('1 = 0');
       else if (this.mysql) await this.mysqlSearch(sql, filter.searchWords);
@@ -219,7 +254,7 @@ export class ProductListQuery {
   }
 
   /**
-   * FTS5: every word as a quoted string (so nothing in it is an operator), the last one as a prefix; the
+   * FTS5 (name, description and search_text, the variants' SKUs and titles): every word as a quoted string (so nothing in it is an operator), the last one as a prefix; the
    * relevance is BM25 (lower is better in SQLite, so negated).
    */
   private sqliteSearch(sql: FilterSql, words: string[]): void {
@@ -230,7 +265,7 @@ export class ProductListQuery {
   }
 
   /**
-   * InnoDB FULLTEXT in boolean mode: `+word` for every word (the last `+word*`). Words have no operator
+   * InnoDB FULLTEXT over name, description and search_text (the variants' SKUs and titles) in boolean mode: `+word` for every word (the last `+word*`). Words have no operator
    * characters (searchWords). InnoDB does not index words shorter than innodb_ft_min_token_size (3 by default),
    * so those are matched as whole words (the last as a word prefix) with REGEXP, on the rows the indexed words
    * found; a search made only of such words reads every visible row.
@@ -243,12 +278,12 @@ export class ProductListQuery {
       if ([...word].length >= minTokenSize) {
         terms.push(`+${word}${last ? '*' : ''}`);
       } else {
-        sql.where.push(`CONCAT(p.name, ' ', p.description) REGEXP ?`);
+        sql.where.push(`CONCAT_WS(' ', p.name, p.description, p.search_text) REGEXP ?`);
         sql.params.push(`\\b${word}${last ? '' : '\\b'}`);
       }
     });
     if (terms.length === 0) return;
-    const match = 'MATCH (p.name, p.description) AGAINST (? IN BOOLEAN MODE)';
+    const match = 'MATCH (p.name, p.description, p.search_text) AGAINST (? IN BOOLEAN MODE)';
     // The MATCH in the select list is evaluated once with the one in WHERE, when both are written alike.
     sql.where.unshift(match);
     sql.params.unshift(terms.join(' '));

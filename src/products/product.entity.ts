@@ -27,4 +27,12 @@ export class Product extends SoftDeletable {
 
   @Column({ name: 'is_active', type: 'boolean', default: true })
   isActive: boolean;
+
+  /** Unique among live products (lowercase, so also ignoring case); null once the product is deleted. */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  slug: string | null;
+
+  /** What else a search matches (variant SKUs and titles): see `searchTextOf`. Never returned. */
+  @Column({ name: 'search_text', type: 'text', nullable: true, select: false })
+  searchText?: string | null;
 }

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Post, Put, Query, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { CatalogRead } from '../common/public.decorator.js';
-import { IdParam } from '../common/id-param.js';
+import { IdParam, parseId } from '../common/id-param.js';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../common/slug.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import {
   CreateProductDto,
@@ -11,8 +12,15 @@ import {
   ProductResponseDto,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import { ProductDetailResponseDto } from './dto/variant.dto.js';
 import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor } from './search-slots.js';
+
+/** GET /products/{id}: digits are an id (with the rules of every `:id`), a slug-shaped segment is a slug. */
+function idOrSlug(value: string): number | string {
+  const slug = value.toLowerCase();
+  return slug.length <= SLUG_MAX_LENGTH && SLUG_PATTERN.test(slug) ? slug : parseId(value);
+}
 
 @ApiTags('products')
 @ApiBearerAuth()
@@ -32,7 +40,8 @@ export class ProductsController {
       'gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token ' +
       'may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 ' +
       'characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting ' +
-      'on this instance are 429 with Retry-After.',
+      'on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a ' +
+      'batch of products in the order asked, on one page, unknown or invisible ids left out.',
   })
   @ApiEnvelope(ProductResponseDto, { list: true })
   @ApiErrors(400, 401, 403, 429, {
@@ -50,37 +59,63 @@ export class ProductsController {
 
   @Post()
   @Roles('admin')
-  @ApiOperation({ summary: 'Create a product (admin)' })
-  @ApiEnvelope(ProductResponseDto, { status: 201 })
+  @ApiOperation({
+    summary: 'Create a product (admin)',
+    description:
+      'The slug, when not given, comes from the name (lowercase ASCII, hyphens, `-2`, `-3`… on a collision). ' +
+      "`images` are files uploaded through /upload; `image` is the first one's url.",
+  })
+  @ApiEnvelope(ProductDetailResponseDto, { status: 201 })
   @ApiErrors(400, 401, 403, 429, {
     400: { field: 'price', rule: 'min', message: 'price must not be less than 0.01' },
   })
-  create(@Body() dto: CreateProductDto): Promise<ProductResponseDto> {
+  create(@Body() dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.create(dto);
   }
 
   @Get(':id')
   @CatalogRead()
   @ApiOperation({
-    summary: 'Read a product (an inactive one is 404 for users)',
-    description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',
+    summary: 'Read a product by id or slug (an inactive one is 404 for users)',
+    description:
+      'The path segment is the id, or the slug (ignoring case) when it has a letter. With its `options` and ' +
+      '`variants` (users see the active variants only). With CATALOG_PUBLIC=true, callers without a token may ' +
+      'read it as a user would.',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiParam({
+    name: 'id',
+    description: 'The id, or the slug',
+    schema: {
+      oneOf: [
+        { type: 'integer', minimum: 1 },
+        { type: 'string', pattern: SLUG_PATTERN.source },
+      ],
+    },
+    example: 'espresso-cup',
+  })
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
     404: 'Product 12 not found',
   })
-  get(@IdParam() id: number, @CurrentUser() actor: AuthUser | undefined): Promise<ProductResponseDto> {
-    return this.products.get(id, actor);
+  get(
+    @Param('id') key: string,
+    @CurrentUser() actor: AuthUser | undefined,
+  ): Promise<ProductDetailResponseDto> {
+    return this.products.get(idOrSlug(key), actor);
   }
 
   @Put(':id')
   @Roles('admin')
   @ApiOperation({
     summary: 'Update a product (admin)',
-    description: 'Partial: only the fields sent change; may also set category_id, image and is_active.',
+    description:
+      'Partial: only the fields sent change; may also set category_id, image, images, slug, is_active and ' +
+      'options. `images` replaces the list and `image` becomes its first url; `image` alone replaces the first ' +
+      'image ("" removes it). Renaming keeps the slug. With active variants, `price` and `stock` are theirs: ' +
+      'sending either is 400 (rule `derivedFromVariants`).',
   })
-  @ApiEnvelope(ProductResponseDto)
+  @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 403, 404, 429, {
     400: {
       field: 'image',
@@ -89,7 +124,7 @@ export class ProductsController {
     },
     404: 'Product 12 not found',
   })
-  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductResponseDto> {
+  update(@IdParam() id: number, @Body() dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
     return this.products.update(id, dto);
   }
 

@@ -5,6 +5,8 @@ import { UploadModule } from '../upload/upload.module.js';
 import { ProductCatalog } from './product-catalog.js';
 import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
+import { ProductVariantsController } from './product-variants.controller.js';
+import { ProductVariants } from './product-variants.service.js';
 import { ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
@@ -12,12 +14,13 @@ import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Product]), UploadModule, CategoriesModule],
-  controllers: [ProductsController],
+  controllers: [ProductsController, ProductVariantsController],
   providers: [
     ProductsService,
     { provide: ProductCatalog, useExisting: ProductsService },
     ProductListQuery,
     ProductListTotals,
+    ProductVariants,
     SearchSlots,
     SearchSlotInterceptor,
   ],

@@ -7,7 +7,9 @@ import { decodeCursor, encodeCursor, pageWindow } from '../common/pagination.js'
 import { fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { isUniqueViolation } from '../database/errors.js';
 import { changedRows } from '../database/raw-query.js';
+import { freeSlug, slugify } from '../common/slug.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { CategoryDirectory } from '../categories/category-directory.js';
@@ -16,18 +18,21 @@ import { UploadHolds } from '../upload/upload-holds.js';
 import { toCents } from '../common/money.js';
 import {
   CreateProductDto,
+  type ProductImageInputDto,
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
-  toProductResponse,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import type { ProductDetailResponseDto } from './dto/variant.dto.js';
 import {
   InsufficientStockException,
   ProductCatalog,
-  type ReservedProduct,
+  type ReservedLine,
   type StockRequest,
 } from './product-catalog.js';
+import { readProductDetail } from './product-detail.js';
+import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
 import {
   ProductListFilter,
@@ -38,15 +43,32 @@ import {
 import { ProductListTotals } from './product-list-totals.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
+  DELETE_IMAGES,
   GIVE_STOCK_BACK,
+  HAS_ACTIVE_VARIANTS,
+  imagesFromRows,
+  INSERT_IMAGE,
   namesAndPricesOf,
   PRODUCT_BY_ID,
-  productFromRow,
-  productsByIdsOf,
-  ProductRow,
+  type ProductImageRow,
+  RELEASE_SLUG,
+  SET_IMAGE,
+  SLUGS_LIKE,
   STOCK_STATE,
   TAKE_STOCK,
+  TAKE_STOCK_FOR_VARIANT,
 } from './product-statements.js';
+import {
+  GIVE_STOCK_BACK_FOR_VARIANT,
+  GIVE_VARIANT_STOCK_BACK,
+  productsOfVariantsOf,
+  TAKE_VARIANT_STOCK,
+  VARIANT_STOCK_STATE,
+  variantSnapshotsOf,
+} from './variant-statements.js';
+
+/** A product's images as written: the upload path and its alt, in position order. */
+type ImageInput = Required<ProductImageInputDto>;
 
 /** What a cursor's sort value must be, per sort: none for id, cents for price, the name, the stored timestamp. */
 const CURSOR_VALUE: Record<ProductListSort, (value: unknown) => value is number | string | undefined> = {
@@ -74,35 +96,101 @@ export class ProductsService implements ProductCatalog {
     private readonly uploads: UploadHolds,
     private readonly listQuery: ProductListQuery,
     private readonly totals: ProductListTotals,
+    private readonly variants: ProductVariants,
     private readonly events: EventBus,
     private readonly categories: CategoryDirectory,
   ) {}
 
-  async create(dto: CreateProductDto): Promise<ProductResponseDto> {
+  async create(dto: CreateProductDto): Promise<ProductDetailResponseDto> {
+    const images = imageInputs(dto.images ?? []);
     const product = this.products.create({
       name: dto.name,
       description: dto.description ?? '',
       priceCents: toCents(dto.price),
       stock: dto.stock ?? 0,
       categoryId: dto.category_id,
-      image: '',
+      image: images[0]?.url ?? '',
       isActive: true,
     });
-    return this.transactions.run('create product', async (manager) => {
-      await this.categories.ensureForProduct(manager, dto.category_id);
-      await manager.insert(Product, product);
-      await ProductListTotals.catalogChanged(manager);
-      const created = toProductResponse(await this.findOrFail(product.id, true, manager));
-      await this.events.publish(manager, 'product.created', created);
-      return created;
-    });
+    try {
+      return await this.transactions.run('create product', async (manager) => {
+        await this.holdImages(manager, images);
+        if (dto.slug === undefined) {
+          // The catalogue's generation row first: concurrent creates then choose their slugs one after the
+          // other, each seeing the ones committed before (uploads are locked before it by every product write).
+          // Before any other read: on MySQL the first plain read fixes the snapshot the slugs are read from.
+          await ProductListTotals.catalogChanged(manager);
+          product.slug = await this.freeSlugFor(manager, slugify(dto.name, 'product'));
+        } else {
+          product.slug = dto.slug;
+        }
+        await this.categories.ensureForProduct(manager, dto.category_id);
+        await manager.insert(Product, product);
+        await this.insertImages(manager, product.id, images);
+        if (dto.options !== undefined && dto.options.length > 0) {
+          await this.variants.setOptions(manager, product.id, dto.options);
+        }
+        if (dto.slug !== undefined) await ProductListTotals.catalogChanged(manager);
+        const created = await this.read(product.id, true, manager);
+        await this.events.publish(manager, 'product.created', created);
+        return created;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && dto.slug !== undefined) throw slugTaken(dto.slug);
+      throw error;
+    }
+  }
+
+  /** `base`, or with the first numeric suffix no product has (deleted products have given theirs up). */
+  private async freeSlugFor(manager: Tx, base: string): Promise<string> {
+    const rows: Array<{ slug: string }> = await manager.query(SLUGS_LIKE, [base, `${base}-%`]);
+    return freeSlug(
+      base,
+      rows.map((row) => row.slug),
+    );
+  }
+
+  /**
+   * Checks every image's file inside the product write's transaction, in path order (concurrent writes lock the
+   * upload rows in the same order), so that none can be removed before the write commits.
+   */
+  private async holdImages(manager: Tx, images: ImageInput[], field = 'images'): Promise<void> {
+    const order = images.map((image, index) => ({ path: image.url, index }));
+    order.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const { path, index } of order) {
+      if (!(await this.uploads.holdForProduct(manager, path))) {
+        const name = field === 'image' ? 'image' : `images.${index}.url`;
+        throw fieldError(
+          name,
+          'uploadedFile',
+          `${name} must be the filename of a file uploaded through /upload`,
+        );
+      }
+    }
+  }
+
+  private async insertImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
+    for (const [position, image] of images.entries()) {
+      await changedRows(manager, INSERT_IMAGE, [productId, image.url, image.alt, position]);
+    }
+  }
+
+  /** Replaces the product's images and sets `image` to the first one's path. */
+  private async writeImages(manager: Tx, productId: number, images: ImageInput[]): Promise<void> {
+    await changedRows(manager, DELETE_IMAGES, [productId]);
+    await this.insertImages(manager, productId, images);
+    await changedRows(manager, SET_IMAGE, [images[0]?.url ?? '', productId]);
   }
 
   async list(
     query: ProductListQueryDto,
     actor: AuthUser | undefined,
   ): Promise<Paginated<ProductResponseDto>> {
+    const ids = query.ids === undefined ? undefined : this.batchIds(query.ids);
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    if (ids !== undefined && query.cursor !== undefined) {
+      throw fieldError('cursor', 'cursorIds', 'cursor is not available with ids: the batch is one page');
+    }
     const isAdmin = actor?.role === 'admin';
     if (query.is_active !== undefined && !isAdmin) {
       throw new ForbiddenException('Only an admin may filter by is_active');
@@ -114,7 +202,7 @@ export class ProductsService implements ProductCatalog {
       throw fieldError('include_descendants', 'needsCategory', 'include_descendants needs a category_id');
     }
     const searching = query.search !== undefined && query.search.trim() !== '';
-    const sort = query.sort ?? (searching ? 'relevance' : 'id');
+    const sort = query.sort ?? (searching && ids === undefined ? 'relevance' : 'id');
     if (sort === 'relevance' && !searching) {
       throw fieldError('sort', 'relevanceNeedsSearch', 'sort=relevance needs a search');
     }
@@ -135,7 +223,17 @@ export class ProductsService implements ProductCatalog {
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
       searchWords: words,
+      slug: query.slug,
+      ids,
     };
+    if (ids !== undefined) {
+      const { products } = await this.listQuery.page(filter, { sort, limit: ids.length, offset: 0 });
+      if (query.sort === undefined) {
+        const rank = new Map(ids.map((id, index) => [id, index]));
+        products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
+      }
+      return new Paginated(products, products.length, 1, ids.length, null);
+    }
     const offset = after === undefined ? skip : 0;
     const { products, last, matched } = await this.listQuery.page(filter, {
       sort,
@@ -152,56 +250,99 @@ export class ProductsService implements ProductCatalog {
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
   }
 
-  async get(id: number, actor: AuthUser | undefined): Promise<ProductResponseDto> {
-    return toProductResponse(await this.findOrFail(id, actor?.role === 'admin'));
+  /** The ids of `?ids=`, repeats dropped, in the order asked: at most PAGE_SIZE_MAX, each a valid id. */
+  private batchIds(text: string): number[] {
+    const ids = [...new Set(text.split(',').map(Number))];
+    if (ids.some((id) => id < 1 || id > 2_147_483_647)) {
+      throw fieldError('ids', 'isId', 'ids must be integers from 1 to 2147483647');
+    }
+    if (ids.length > this.config.pageSizeMax) {
+      throw fieldError('ids', 'maxItems', `ids must name at most ${this.config.pageSizeMax} products`);
+    }
+    return ids;
   }
 
-  async update(id: number, dto: UpdateProductDto): Promise<ProductResponseDto> {
+  /** A product by id, or by slug (a non-numeric path segment). */
+  get(key: number | string, actor: AuthUser | undefined): Promise<ProductDetailResponseDto> {
+    return this.read(key, actor?.role === 'admin');
+  }
+
+  /**
+   * `images` replaces the list (and `image` then must be its first url); `image` alone replaces the first image
+   * ("" removes it). Either way `image` ends up the first image's path.
+   */
+  async update(id: number, dto: UpdateProductDto): Promise<ProductDetailResponseDto> {
+    const images = dto.images === undefined ? undefined : imageInputs(dto.images);
+    if (images !== undefined && dto.image !== undefined && dto.image !== (images[0]?.url ?? '')) {
+      throw fieldError('image', 'firstImage', 'image must be the url of the first of images ("" with none)');
+    }
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
       priceCents: dto.price === undefined ? undefined : toCents(dto.price),
       stock: dto.stock,
       categoryId: dto.category_id,
-      image: dto.image,
+      slug: dto.slug,
       isActive: dto.is_active,
     };
     const defined = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
-    // One transaction with the check of the image, so that the file cannot be removed in between.
-    return this.transactions.run('update product', async (manager) => {
-      if (
-        dto.image !== undefined &&
-        dto.image !== '' &&
-        !(await this.uploads.holdForProduct(manager, dto.image))
-      ) {
-        throw fieldError(
-          'image',
-          'uploadedFile',
-          'image must be the filename of a file uploaded through /upload',
+    // One transaction with the check of the images, so that no file can be removed in between.
+    try {
+      return await this.transactions.run('update product', async (manager) => {
+        if (images !== undefined) await this.holdImages(manager, images);
+        else if (dto.image !== undefined && dto.image !== '') {
+          await this.holdImages(manager, [{ url: dto.image, alt: '' }], 'image');
+        }
+        if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
+        // The stock before, locked until commit, tells whether this change brings the product back in stock.
+        const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
+        const result = await manager.update(
+          Product,
+          { id, deletedAt: IsNull() },
+          { ...defined, updatedAt: new Date() },
         );
-      }
-      if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
-      // The stock before, locked until commit, tells whether this change brings the product back in stock.
-      const stockBefore = dto.stock === undefined ? undefined : await this.lockedStock(manager, id);
-      const result = await manager.update(
-        Product,
-        { id, deletedAt: IsNull() },
-        { ...defined, updatedAt: new Date() },
-      );
-      if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
-      await ProductListTotals.catalogChanged(manager);
-      const updated = toProductResponse(await this.findOrFail(id, true, manager));
-      await this.events.publish(manager, 'product.updated', updated);
-      if (stockBefore === 0 && updated.stock > 0) {
-        await this.events.publish(manager, 'product.back_in_stock', updated);
-      }
-      return updated;
-    });
+        // The row is locked from here on (MySQL): a variant change of this product waits for this transaction.
+        if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+        const derived = (['price', 'stock'] as const).filter((field) => dto[field] !== undefined);
+        if (derived.length > 0 && (await manager.query(HAS_ACTIVE_VARIANTS, [id])).length > 0) {
+          throw new ValidationFailedException(
+            derived.map((field) => ({
+              field,
+              rule: 'derivedFromVariants',
+              message: `${field} of a product with active variants is theirs: change the variants instead`,
+            })),
+          );
+        }
+        if (dto.options !== undefined) await this.variants.setOptions(manager, id, dto.options);
+        if (images !== undefined) await this.writeImages(manager, id, images);
+        else if (dto.image !== undefined) {
+          const current = await this.imagesOf(manager, id);
+          const rest = current.slice(1).filter((image) => image.url !== dto.image);
+          const first = dto.image === '' ? [] : [{ url: dto.image, alt: '' }];
+          await this.writeImages(manager, id, [...first, ...rest]);
+        }
+        await ProductListTotals.catalogChanged(manager);
+        const updated = await this.read(id, true, manager);
+        await this.events.publish(manager, 'product.updated', updated);
+        if (stockBefore === 0 && updated.stock > 0) {
+          await this.events.publish(manager, 'product.back_in_stock', updated);
+        }
+        return updated;
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && dto.slug !== undefined) throw slugTaken(dto.slug);
+      throw error;
+    }
+  }
+
+  private async imagesOf(manager: Tx, id: number): Promise<ImageInput[]> {
+    const rows: ProductImageRow[] = await manager.query(PRODUCT_BY_ID, [id]);
+    return imagesFromRows(rows).map(({ url, alt }) => ({ url, alt }));
   }
 
   async remove(id: number): Promise<void> {
     await this.transactions.run('delete product', async (manager) => {
-      const product = toProductResponse(await this.findOrFail(id, true, manager));
+      const product = await this.read(id, true, manager);
       const now = new Date();
       const deleted = await manager.update(
         Product,
@@ -210,49 +351,88 @@ export class ProductsService implements ProductCatalog {
         { deletedAt: now, updatedAt: now },
       );
       if (deleted.affected === 0) throw new NotFoundException(`Product ${id} not found`);
+      await changedRows(manager, RELEASE_SLUG, [id]);
       await ProductListTotals.catalogChanged(manager);
       await this.events.publish(manager, 'product.deleted', product);
     });
   }
 
   async assertVisible(productId: number, actor: AuthUser | undefined): Promise<void> {
-    await this.findOrFail(productId, actor?.role === 'admin');
+    const rows: unknown[] = await this.products.query(
+      actor?.role === 'admin' ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID,
+      [productId],
+    );
+    if (rows.length === 0) throw new NotFoundException(`Product ${productId} not found`);
   }
 
-  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<Map<number, ReservedProduct>> {
-    const sorted = [...requests].sort((a, b) => a.productId - b.productId);
+  async reserveStock(tx: Tx, requests: StockRequest[]): Promise<ReservedLine[]> {
+    const productOf = await this.productsOfVariants(tx, requests);
+    const lines = requests.map((request) => ({
+      request,
+      productId: request.variantId == null ? request.productId! : productOf.get(request.variantId)!,
+    }));
+    const lockOrder = [...lines].sort(
+      (a, b) => a.productId - b.productId || (a.request.variantId ?? 0) - (b.request.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const { productId, quantity } of sorted) {
-      const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
-      if (taken === 0) throw await this.whyNotReservable(tx, productId, quantity);
+    for (const { request, productId } of lockOrder) {
+      const { variantId, quantity } = request;
+      if (variantId == null) {
+        const taken = await changedRows(tx, TAKE_STOCK, [quantity, now, productId, quantity]);
+        if (taken === 0) throw await this.whyNotReservable(tx, request, productId);
+        continue;
+      }
+      const taken =
+        (await changedRows(tx, TAKE_STOCK_FOR_VARIANT, [quantity, now, productId, quantity])) > 0 &&
+        (await changedRows(tx, TAKE_VARIANT_STOCK, [quantity, now, variantId, quantity])) > 0;
+      if (!taken) throw await this.whyNotReservable(tx, request, productId);
     }
-    const rows: Array<{ id: number; name: string; price_cents: number }> = await tx.query(
-      namesAndPricesOf(sorted.length),
-      sorted.map((request) => request.productId),
-    );
-    return new Map(
-      rows.map((row) => [
-        Number(row.id),
-        { id: Number(row.id), name: row.name, priceCents: Number(row.price_cents) },
-      ]),
-    );
+
+    const productIds = lines.filter((line) => line.request.variantId == null).map((line) => line.productId);
+    const products: Array<{ id: number; name: string; price_cents: number }> =
+      productIds.length === 0 ? [] : await tx.query(namesAndPricesOf(productIds.length), productIds);
+    const variantIds = [...productOf.keys()];
+    const variants: Array<{ id: number; name: string; price_cents: number; sku: string; title: string }> =
+      variantIds.length === 0 ? [] : await tx.query(variantSnapshotsOf(variantIds.length), variantIds);
+    const productRows = new Map(products.map((row) => [Number(row.id), row]));
+    const variantRows = new Map(variants.map((row) => [Number(row.id), row]));
+    return lines.map(({ request, productId }) => {
+      const variant = request.variantId == null ? undefined : variantRows.get(request.variantId)!;
+      const row = variant ?? productRows.get(productId)!;
+      return {
+        productId,
+        variantId: request.variantId ?? null,
+        name: row.name,
+        priceCents: Number(row.price_cents),
+        sku: variant?.sku ?? null,
+        variantTitle: variant?.title ?? null,
+      };
+    });
   }
 
   async releaseStock(tx: Tx, requests: StockRequest[]): Promise<void> {
-    const given = new Map<number, number>();
-    for (const { productId, quantity } of requests)
-      given.set(productId, (given.get(productId) ?? 0) + quantity);
-    const ids = [...given.keys()].sort((a, b) => a - b);
-    if (ids.length === 0) return;
+    const lockOrder = [...requests].sort(
+      (a, b) => a.productId! - b.productId! || (a.variantId ?? 0) - (b.variantId ?? 0),
+    );
     const now = sqlDatetime(new Date());
-    for (const id of ids) await changedRows(tx, GIVE_STOCK_BACK, [given.get(id), now, id]);
+    // What each product's own stock (its derived stock for variants) got back: none for a product whose
+    // stock is its variants' now, nor for an inactive or deleted variant's share.
+    const given = new Map<number, number>();
+    for (const { productId, variantId, quantity } of lockOrder) {
+      const id = productId!;
+      const changed =
+        variantId == null
+          ? await changedRows(tx, GIVE_STOCK_BACK, [quantity, now, id])
+          : await changedRows(tx, GIVE_STOCK_BACK_FOR_VARIANT, [quantity, now, id, variantId]);
+      if (variantId != null) await changedRows(tx, GIVE_VARIANT_STOCK_BACK, [quantity, now, variantId]);
+      if (changed > 0) given.set(id, (given.get(id) ?? 0) + quantity);
+    }
     // Read after the updates, under their row locks: a stock equal to what was given back was 0 before.
-    const rows: ProductRow[] = await tx.query(productsByIdsOf(ids.length), ids);
-    for (const row of rows.sort((a, b) => Number(a.id) - Number(b.id))) {
-      const product = productFromRow(row);
-      if (product.stock === given.get(product.id)) {
-        await this.events.publish(tx, 'product.back_in_stock', toProductResponse(product));
-      }
+    for (const [id, quantity] of given) {
+      const [row]: Array<{ stock: number }> = await tx.query(STOCK_STATE, [id]);
+      if (row === undefined || Number(row.stock) !== quantity) continue;
+      const product = await this.read(id, true, tx);
+      await this.events.publish(tx, 'product.back_in_stock', product);
     }
   }
 
@@ -266,10 +446,38 @@ export class ProductsService implements ProductCatalog {
     return Number(row.stock);
   }
 
+  /**
+   * The product of each variant requested (one read, before any lock: a variant never changes product); 400
+   * for an unknown variant or a product_id that is not the variant's.
+   */
+  private async productsOfVariants(tx: Tx, requests: StockRequest[]): Promise<Map<number, number>> {
+    const byVariant = requests.filter((request) => request.variantId != null);
+    if (byVariant.length === 0) return new Map();
+    const rows: Array<{ id: number; product_id: number }> = await tx.query(
+      productsOfVariantsOf(byVariant.length),
+      byVariant.map((request) => request.variantId),
+    );
+    const productOf = new Map(rows.map((row) => [Number(row.id), Number(row.product_id)]));
+    for (const { variantId, productId, item = 0 } of byVariant) {
+      const actual = productOf.get(variantId!);
+      if (actual === undefined) {
+        throw fieldError(`items.${item}.variant_id`, 'variantExists', `Variant ${variantId} not found`);
+      }
+      if (productId !== undefined && productId !== actual) {
+        throw fieldError(
+          `items.${item}.product_id`,
+          'matchesVariant',
+          `items.${item}.product_id must be ${actual}, the product of variant ${variantId}, or be left out`,
+        );
+      }
+    }
+    return productOf;
+  }
+
   private async whyNotReservable(
     manager: EntityManager,
+    { variantId, quantity, item = 0 }: StockRequest,
     productId: number,
-    quantity: number,
   ): Promise<ValidationFailedException> {
     const [product]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
       STOCK_STATE,
@@ -279,20 +487,59 @@ export class ProductsService implements ProductCatalog {
     if (!product.is_active) {
       return fieldError('items', 'productAvailable', `Product ${productId} is not available`);
     }
+    if (variantId == null) {
+      if ((await manager.query(HAS_ACTIVE_VARIANTS, [productId])).length > 0) {
+        return fieldError(
+          `items.${item}.variant_id`,
+          'required',
+          `items.${item}.variant_id is required: product ${productId} has variants`,
+        );
+      }
+      return new InsufficientStockException(
+        `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+      );
+    }
+    const [variant]: Array<{ stock: number; is_active: number | boolean }> = await manager.query(
+      VARIANT_STOCK_STATE,
+      [variantId],
+    );
+    if (variant === undefined || !variant.is_active) {
+      return fieldError('items', 'variantAvailable', `Variant ${variantId} is not available`);
+    }
     return new InsufficientStockException(
-      `Product ${productId} has insufficient stock: requested ${quantity}, available ${Number(product.stock)}`,
+      `Variant ${variantId} of product ${productId} has insufficient stock: requested ${quantity}, ` +
+        `available ${Number(variant.stock)}`,
     );
   }
 
-  private async findOrFail(
-    id: number,
+  /** The product as its detail shows it (the active variants only unless `includeInactive`); 404 when none. */
+  private async read(
+    key: number | string,
     includeInactive: boolean,
-    manager: EntityManager = this.products.manager,
-  ): Promise<Product> {
-    const [row]: ProductRow[] = await manager.query(includeInactive ? PRODUCT_BY_ID : ACTIVE_PRODUCT_BY_ID, [
-      id,
-    ]);
-    if (row === undefined) throw new NotFoundException(`Product ${id} not found`);
-    return productFromRow(row);
+    manager: Tx = this.products.manager,
+  ): Promise<ProductDetailResponseDto> {
+    const product = await readProductDetail(manager, key, includeInactive);
+    if (product === null) throw new NotFoundException(`Product ${key} not found`);
+    return product;
   }
+}
+
+/** The images of a request with their alt defaulted; 400 naming the second of two images of one file. */
+function imageInputs(images: ProductImageInputDto[]): ImageInput[] {
+  const seen = new Set<string>();
+  return images.map((image, index) => {
+    if (seen.has(image.url)) {
+      throw fieldError(
+        `images.${index}.url`,
+        'unique',
+        `images.${index}.url is already an image of the product`,
+      );
+    }
+    seen.add(image.url);
+    return { url: image.url, alt: image.alt ?? '' };
+  });
+}
+
+function slugTaken(slug: string): ValidationFailedException {
+  return fieldError('slug', 'unique', `slug ${slug} is taken by another product`);
 }

@@ -103,7 +103,7 @@ export class UploadController {
     400: {
       field: 'filename',
       rule: 'inUse',
-      message: 'the file is the image of product 12; give that product another image first',
+      message: "the file is an image of product 12; remove it from that product's images first",
     },
     403: 'Only the owner of an upload or an admin may delete it',
     404: 'No uploaded file at this path',

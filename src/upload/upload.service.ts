@@ -43,9 +43,22 @@ const bad = (rule: string, details: string) => fieldError(FILE_PART, rule, detai
 /** Orphaned uploads removed per run of the job at most; the next run takes the rest. */
 export const ORPHAN_BATCH = 500;
 
-/** True while no live product has this path as its image (soft-deleted products do not count). */
-const NOT_A_PRODUCT_IMAGE =
-  'NOT EXISTS (SELECT 1 FROM products p WHERE p.image = :path AND p.deleted_at IS NULL)';
+/**
+ * Where a live product shows the file at :path: its `image`, one of its `images`, a live variant's `image`
+ * (soft-deleted products and variants do not count).
+ */
+const SHOWING = [
+  'FROM products p WHERE p.image = :path AND p.deleted_at IS NULL',
+  'FROM product_images i INNER JOIN products p ON p.id = i.product_id WHERE i.path = :path AND p.deleted_at IS NULL',
+  'FROM product_variants v INNER JOIN products p ON p.id = v.product_id ' +
+    'WHERE v.image = :path AND v.deleted_at IS NULL AND p.deleted_at IS NULL',
+];
+
+/** The products that show the file. */
+const PRODUCTS_SHOWING = SHOWING.map((from) => `SELECT p.id ${from}`).join(' UNION ');
+
+/** True while no live product shows the file. */
+const NOT_A_PRODUCT_IMAGE = SHOWING.map((from) => `NOT EXISTS (SELECT 1 ${from})`).join(' AND ');
 
 @Injectable()
 export class UploadService implements UploadHolds {
@@ -181,17 +194,14 @@ export class UploadService implements UploadHolds {
         forbidden: 'Only the owner of an upload or an admin may delete it',
       });
       if (!(await this.deleteRowIfUnused(manager, path))) {
-        const product = await manager
-          .createQueryBuilder()
-          .select('p.id', 'id')
-          .from('products', 'p')
-          .where('p.image = :path AND p.deleted_at IS NULL', { path })
-          .orderBy('p.id')
-          .getRawOne<{ id: number }>();
+        const [product]: Array<{ id: number }> = await manager.query(
+          `SELECT MIN(id) AS id FROM (${PRODUCTS_SHOWING.replaceAll(':path', '?')}) showing`,
+          SHOWING.map(() => path),
+        );
         throw fieldError(
           'filename',
           'inUse',
-          `the file is the image of product ${product?.id}; give that product another image first`,
+          `the file is an image of product ${product?.id}; remove it from that product's images first`,
         );
       }
       await this.storage.delete(path);

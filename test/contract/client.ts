@@ -195,3 +195,80 @@ export async function saveAddressAndShipping(
     ? { address: saved.data.data, options: [] }
     : { address: saved.data.data, options: data.data };
 }
+
+/** A product page by its slug (the path segment takes an id or a slug), with its gallery in order. */
+export async function productPage(slug: string): Promise<{ title: string; gallery: string[] }> {
+  const { data, error } = await api.GET('/api/v1/products/{id}', { params: { path: { id: slug } } });
+  if (error !== undefined) throw new Error(error.data.details);
+  const first: string = data.data.image;
+  const gallery: string[] = data.data.images.map((image) => `${image.position}:${image.url}:${image.alt}`);
+  return { title: `${data.data.name} (${data.data.slug})`, gallery: first === '' ? [] : gallery };
+}
+
+/** The slug look-up as a list: one product or none. */
+export async function findBySlug(slug: string): Promise<Product | undefined> {
+  const { data, error } = await api.GET('/api/v1/products', { params: { query: { slug } } });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data[0];
+}
+
+/** A cart page's products in one call, in the cart's order (unknown ids simply absent). */
+export async function cartProducts(token: string, ids: number[]): Promise<Product[]> {
+  const { data, error } = await api.GET('/api/v1/products', {
+    params: { query: { ids: ids.join(',') } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data;
+}
+
+/** Sets a product's images from uploaded files; a refused one comes back as field errors (images.N.url). */
+export async function setImages(
+  token: string,
+  id: number,
+  images: Array<{ url: string; alt?: string }>,
+): Promise<Product['images'] | FieldError[]> {
+  const { data, error, response } = await api.PUT('/api/v1/products/{id}', {
+    params: { path: { id } },
+    body: { images },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) {
+    if (response.status === 400 && 'errors' in error.data) return error.data.errors;
+    throw new Error(error.data.details);
+  }
+  return data.data.images;
+}
+
+/** An admin adds a variant; its option values are a name-to-value map, its SKU and title strings. */
+export async function addVariant(token: string, productId: number): Promise<{ id: number; title: string }> {
+  const { data, error } = await api.POST('/api/v1/products/{id}/variants', {
+    params: { path: { id: productId } },
+    body: { sku: 'TEE-RED-M', options: { Size: 'M', Colour: 'Red' }, price: 19.99, stock: 10 },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  const size: string | undefined = data.data.options.Size;
+  return { id: data.data.id, title: `${data.data.title} ${size ?? ''}` };
+}
+
+/** An order by variant; each item of its detail carries the variant's SKU and title, null for simple products. */
+export async function orderVariant(token: string, variantId: number): Promise<Array<string | null>> {
+  const placed = await api.POST('/api/v1/orders', {
+    body: {
+      items: [{ variant_id: variantId, quantity: 1 }],
+      shipping_address: '1 Main St',
+      payment_method: 'credit_card',
+    },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (placed.error !== undefined) throw new Error(placed.error.data.details);
+  const { data, error } = await api.GET('/api/v1/orders/{id}', {
+    params: { path: { id: placed.data.data.id } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error !== undefined) throw new Error(error.data.details);
+  return data.data.items.map((item) =>
+    item.variant_id === null ? null : `${item.sku} ${item.variant_title}`,
+  );
+}

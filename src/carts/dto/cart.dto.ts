@@ -13,32 +13,18 @@ import {
 } from 'class-validator';
 import { Optional, CodePointLength } from '../../common/validation.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
-import { MAX_QUANTITY } from '../../orders/dto/order.dto.js';
+import { MAX_QUANTITY, OrderItemInputDto } from '../../orders/dto/order.dto.js';
 import type { ShippingAddressDetails } from '../../orders/order-history.js';
 import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
 
 /** Lines per cart, as many as an order may have. */
 export const MAX_CART_LINES = 100;
 
-export class AddCartItemDto {
-  @ApiProperty({ type: 'integer', example: 12, minimum: 1, description: 'An id from GET /products' })
-  @IsInt()
-  @Min(1)
-  @Max(2_147_483_647)
-  product_id: number;
-
-  @ApiProperty({
-    type: 'integer',
-    example: 2,
-    minimum: 1,
-    maximum: MAX_QUANTITY,
-    description: 'Added to the line when the product is in the cart already (the line at most 1000)',
-  })
-  @IsInt()
-  @Min(1)
-  @Max(MAX_QUANTITY)
-  quantity: number;
-}
+/**
+ * `{product_id | variant_id, quantity}` with the rules of an order's item; the quantity is added to the line
+ * when the product (or variant) is in the cart already, the line holding at most 1000.
+ */
+export class AddCartItemDto extends OrderItemInputDto {}
 
 export class UpdateCartItemDto {
   @ApiProperty({ type: 'integer', example: 3, minimum: 1, maximum: MAX_QUANTITY })
@@ -122,6 +108,15 @@ export class CartItemResponseDto {
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ type: 'string', nullable: true, example: 'Espresso cup', description: 'null: product gone' })
   product_name: string | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 31,
+    description: 'null: a product without variants',
+  })
+  variant_id: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'TEE-RED-M' }) sku: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'Red / M' }) variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ type: 'number', nullable: true, example: 19.99, description: 'The live unit price' })
   price: number | null;

@@ -41,13 +41,25 @@ export class CreateCategoryDto {
   @Max(2_147_483_647)
   parent_id?: number | null;
 
-  @ApiPropertyOptional({ maxLength: 5000, default: '', example: 'Lamps for the desk and the workshop' })
+  // Defaults in descriptions, not as `default`: typed clients read a default as a field always sent, and a PUT
+  // (the partial type of this one) leaves an absent field as it is.
+  @ApiPropertyOptional({
+    maxLength: 5000,
+    example: 'Lamps for the desk and the workshop',
+    description: 'Default "" on create',
+  })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000, default: 0, example: 1 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: 1_000_000,
+    example: 1,
+    description: 'Default 0 on create',
+  })
   @Optional()
   @IsInt()
   @Min(0)
@@ -55,9 +67,8 @@ export class CreateCategoryDto {
   position?: number;
 
   @ApiPropertyOptional({
-    default: true,
     example: true,
-    description: 'Inactive categories are shown to admins only',
+    description: 'Inactive categories are shown to admins only; default true on create',
   })
   @Optional()
   @IsBoolean()

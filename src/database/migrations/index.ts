@@ -14,10 +14,12 @@ import { CreateOutboxEvents1763801000000 } from './1763801000000-create-outbox-e
 import { CreateJobs1763801100000 } from './1763801100000-create-jobs.js';
 import { CreateCategories1763801200000 } from './1763801200000-create-categories.js';
 import { CreateWebhooks1763801250000 } from './1763801250000-create-webhooks.js';
-import { CreatePayments1763801400000 } from './1763801400000-create-payments.js';
+import { CreateProductVariants1763801400000 } from './1763801400000-create-product-variants.js';
+import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000-add-product-images-slugs-and-search-text.js';
 import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
 import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
-import { CreateCarts1763801300000 } from './1763801300000-create-carts.js';
+import { CreateCarts1763802500000 } from './1763802500000-create-carts.js';
+import { CreatePayments1763802600000 } from './1763802600000-create-payments.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -38,6 +40,8 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateWebhooks1763801250000,
   CreateAddresses1763801270000,
   CreateShippingOptions1763801280000,
-  CreateCarts1763801300000,
-  CreatePayments1763801400000,
+  CreateProductVariants1763801400000,
+  AddProductImagesSlugsAndSearchText1763802400000,
+  CreateCarts1763802500000,
+  CreatePayments1763802600000,
 ];

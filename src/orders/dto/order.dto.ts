@@ -28,11 +28,31 @@ export const MAX_ITEMS = 100;
 export const MAX_QUANTITY = 1000;
 
 export class OrderItemInputDto {
-  @ApiProperty({ type: 'integer', example: 1, minimum: 1, description: 'An id from GET /products' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 1,
+    minimum: 1,
+    description:
+      'An id from GET /products, of a product without active variants; with `variant_id`, optional and then ' +
+      "the variant's product",
+  })
+  @Optional()
   @IsInt()
   @Min(1)
   @Max(2_147_483_647)
-  product_id: number;
+  product_id?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 31,
+    minimum: 1,
+    description: "A variant from the product's `variants`: required for a product with active variants",
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  variant_id?: number;
 
   @ApiProperty({ type: 'integer', example: 2, minimum: 1, maximum: MAX_QUANTITY })
   @IsInt()
@@ -46,12 +66,16 @@ export class CreateOrderDto {
     type: [OrderItemInputDto],
     minItems: 1,
     maxItems: MAX_ITEMS,
-    description: 'The same product twice is merged',
+    description:
+      'Each item names `product_id` or `variant_id`; the same product (or variant) twice is merged',
   })
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_ITEMS)
-  @IsObject({ each: true, message: 'each value in items must be an object {product_id, quantity}' })
+  @IsObject({
+    each: true,
+    message: 'each value in items must be an object {product_id, quantity} or {variant_id, quantity}',
+  })
   @ValidateNested({ each: true })
   @Type(() => OrderItemInputDto)
   items: OrderItemInputDto[];
@@ -196,6 +220,22 @@ export class OrderItemResponseDto {
   @ApiProperty({ type: 'integer', example: 90 }) id: number;
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ example: 'Espresso cup', description: 'Name when ordered' }) product_name: string;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 31,
+    description: 'null for a product without variants',
+  })
+  variant_id: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'TEE-RED-M', description: 'SKU when ordered' })
+  sku: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'Red / M',
+    description: 'Variant title when ordered',
+  })
+  variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ example: 19.99, description: 'Unit price when ordered' }) price: number;
 }
@@ -242,6 +282,9 @@ export function toOrderItemResponse(item: OrderItem): OrderItemResponseDto {
     id: item.id,
     product_id: item.productId,
     product_name: item.productName,
+    variant_id: item.variantId,
+    sku: item.sku,
+    variant_title: item.variantTitle,
     quantity: item.quantity,
     price: item.unitPriceCents / 100,
   };

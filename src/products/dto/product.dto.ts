@@ -1,10 +1,25 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsString, Matches, Max, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsObject,
+  ValidateNested,
+  IsIn,
+  IsInt,
+  IsString,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
 import { IsMoney } from '../../common/money.js';
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
+import type { ProductImage } from '../product-statements.js';
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slug.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const PRICE_MAX = 9_999_999.99;
@@ -12,17 +27,59 @@ export const PRICE_MAX = 9_999_999.99;
 /** A path returned by POST /upload (YYYY/MM/<random>.<ext>), or "" for no image. */
 export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$/;
 
+/** Most images a product may have. */
+export const MAX_IMAGES = 20;
+/** A path returned by POST /upload (never ""). */
+const UPLOADED_PATH = new RegExp(IMAGE_PATH.source.replace('^$|', ''));
+
+/** Lowercased before the check, so that slugs are unique ignoring case. */
+const ToLowerCase = () => Transform(({ value }) => (typeof value === 'string' ? value.toLowerCase() : value));
+
+export class ProductImageInputDto {
+  @ApiProperty({ example: '2026/11/9f86d081884c7d65.png', description: 'A path returned by POST /upload' })
+  @IsString()
+  @Matches(UPLOADED_PATH, { message: 'url must be a path returned by /upload (YYYY/MM/name.ext)' })
+  url: string;
+
+  @ApiPropertyOptional({ maxLength: 255, example: 'The cup from the side', description: 'Default ""' })
+  @Optional()
+  @IsString()
+  @CodePointLength(0, 255)
+  alt?: string;
+}
+
+export const MAX_OPTIONS = 3;
+export const MAX_OPTION_VALUES = 100;
+
+export class ProductOptionDto {
+  @ApiProperty({ minLength: 1, maxLength: 50, example: 'Size' })
+  @IsString()
+  @CodePointLength(1, 50)
+  name: string;
+
+  @ApiProperty({
+    type: [String],
+    minItems: 1,
+    maxItems: MAX_OPTION_VALUES,
+    example: ['S', 'M', 'L'],
+    description: 'Each 1 to 50 characters',
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_OPTION_VALUES)
+  @IsString({ each: true })
+  values: string[];
+}
+
 export class CreateProductDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'Espresso cup' })
   @IsString()
   @CodePointLength(1, 200)
   name: string;
 
-  @ApiPropertyOptional({
-    maxLength: 5000,
-    example: 'Porcelain, 90 ml',
-    description: 'Default on create: "" (empty)',
-  })
+  // Defaults in descriptions, not as `default`: typed clients read a default as a field always sent, and a PUT
+  // (the partial type of this one) leaves an absent field as it is.
+  @ApiPropertyOptional({ maxLength: 5000, example: 'Porcelain, 90 ml', description: 'Default "" on create' })
   @Optional()
   @IsString()
   @CodePointLength(0, 5000)
@@ -39,7 +96,7 @@ export class CreateProductDto {
     minimum: 0,
     maximum: 1_000_000_000,
     example: 25,
-    description: 'Default on create: 0',
+    description: 'Default 0 on create',
   })
   @Optional()
   @IsInt()
@@ -59,12 +116,61 @@ export class CreateProductDto {
   @Min(1)
   @Max(2_147_483_647)
   category_id: number;
+
+  @ApiPropertyOptional({
+    maxLength: SLUG_MAX_LENGTH,
+    example: 'espresso-cup',
+    description:
+      'Lowercase ASCII letters and digits joined by single hyphens, with at least one letter (upper case is ' +
+      'lowered); unique among live products. Generated from the name when not given (a numeric suffix on a ' +
+      'collision).',
+  })
+  @Optional()
+  @IsString()
+  @ToLowerCase()
+  @CodePointLength(1, SLUG_MAX_LENGTH)
+  @Matches(SLUG_PATTERN, {
+    message: 'slug must be lowercase letters and digits joined by single hyphens, with at least one letter',
+  })
+  slug?: string;
+
+  @ApiPropertyOptional({
+    type: [ProductImageInputDto],
+    maxItems: MAX_IMAGES,
+    description:
+      'The images in order (position 0 first), each a file uploaded through /upload, no file twice; replaces ' +
+      'all of them. `image` becomes the first one\'s url ("" for none).',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_IMAGES)
+  @IsObject({ each: true, message: 'each value in images must be an object {url, alt}' })
+  @ValidateNested({ each: true })
+  @Type(() => ProductImageInputDto)
+  images?: ProductImageInputDto[];
+
+  @ApiPropertyOptional({
+    type: [ProductOptionDto],
+    maxItems: MAX_OPTIONS,
+    description:
+      'Options its variants choose from. Names unique ignoring case; values unique ignoring case within an ' +
+      'option. With live variants, every one of them must still match (values may be added or reordered).',
+  })
+  @Optional()
+  @IsArray()
+  @ArrayMaxSize(MAX_OPTIONS)
+  @IsObject({ each: true, message: 'each value in options must be an object {name, values}' })
+  @ValidateNested({ each: true })
+  @Type(() => ProductOptionDto)
+  options?: ProductOptionDto[];
 }
 
 export class UpdateProductDto extends PartialType(CreateProductDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
     example: '2026/11/9f86d081884c7d65.png',
-    description: 'A path returned by POST /upload, or ""',
+    description:
+      'A path returned by POST /upload, or "". Without `images` it replaces the first image (its alt becomes ' +
+      '""; the others stay), and "" removes the first image; with `images` it must equal their first url.',
   })
   @Optional()
   @IsString()
@@ -125,6 +231,27 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   @IsBoolean()
   include_descendants?: boolean;
 
+  @ApiPropertyOptional({
+    maxLength: SLUG_MAX_LENGTH,
+    description: 'The product with this slug (ignoring case): a list of one, or empty',
+  })
+  @Optional()
+  @IsString()
+  @ToLowerCase()
+  @CodePointLength(1, SLUG_MAX_LENGTH)
+  slug?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'Comma-separated product ids (at most PAGE_SIZE_MAX, positive integers): those the caller may see, in the ' +
+      'order asked (unless `sort` is given), all on one page (`page` and `page_size` do not apply); unknown, ' +
+      'repeated or invisible ids are simply absent. Combines with the other filters.',
+  })
+  @Optional()
+  @IsString()
+  @Matches(/^\d{1,10}(,\d{1,10})*$/, { message: 'ids must be positive integers separated by commas' })
+  ids?: string;
+
   @ApiPropertyOptional({ minimum: 0, description: 'Decimal, at most 2 places' })
   @Optional()
   @ToMoney()
@@ -173,6 +300,13 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   cursor?: string;
 }
 
+export class ProductImageResponseDto {
+  @ApiProperty({ example: '2026/11/9f86d081884c7d65.png', description: 'Path returned by /upload' })
+  url: string;
+  @ApiProperty({ example: 'The cup from the side' }) alt: string;
+  @ApiProperty({ type: 'integer', example: 0, description: '0 for the first image' }) position: number;
+}
+
 export class ProductResponseDto {
   @ApiProperty({ type: 'integer', example: 12 }) id: number;
   @ApiProperty({ example: 'Espresso cup' }) name: string;
@@ -180,13 +314,17 @@ export class ProductResponseDto {
   @ApiProperty({ example: 19.99 }) price: number;
   @ApiProperty({ type: 'integer', example: 25 }) stock: number;
   @ApiProperty({ type: 'integer', example: 3 }) category_id: number;
-  @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none' }) image: string;
+  @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none: the first image\'s url' })
+  image: string;
+  @ApiProperty({ example: 'espresso-cup', description: 'Unique among live products' }) slug: string;
+  @ApiProperty({ type: [ProductImageResponseDto], description: 'In position order' })
+  images: ProductImageResponseDto[];
   @ApiProperty({ example: true }) is_active: boolean;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
-export function toProductResponse(product: Product): ProductResponseDto {
+export function toProductResponse(product: Product, images: ProductImage[]): ProductResponseDto {
   return {
     id: product.id,
     name: product.name,
@@ -195,6 +333,8 @@ export function toProductResponse(product: Product): ProductResponseDto {
     stock: product.stock,
     category_id: product.categoryId,
     image: product.image,
+    slug: product.slug as string,
+    images,
     is_active: Boolean(product.isActive),
     created_at: product.createdAt.toISOString(),
     updated_at: product.updatedAt.toISOString(),

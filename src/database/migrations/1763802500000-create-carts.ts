@@ -7,8 +7,8 @@ import { timestampColumns } from '../timestamps.js';
  * orders, `user_id` NULL) with their e-mail, the shipping cost, the structured address, the hash of the guest's
  * order token and the cart they came from (unique: one order per cart).
  */
-export class CreateCarts1763801300000 implements MigrationInterface {
-  name = 'CreateCarts1763801300000';
+export class CreateCarts1763802500000 implements MigrationInterface {
+  name = 'CreateCarts1763802500000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.createTable(
@@ -52,7 +52,9 @@ export class CreateCarts1763801300000 implements MigrationInterface {
             generationStrategy: 'increment',
           },
           { name: 'cart_id', type: 'varchar', length: '36' },
+          // The product, also for a variant's line (its product).
           { name: 'product_id', type: 'integer' },
+          { name: 'variant_id', type: 'integer', isNullable: true },
           { name: 'quantity', type: 'integer' },
           // The unit price when the line was added (or last raised), to tell the shopper it changed since.
           { name: 'added_price_cents', type: 'integer' },
@@ -73,9 +75,22 @@ export class CreateCarts1763801300000 implements MigrationInterface {
             referencedColumnNames: ['id'],
             onDelete: 'CASCADE',
           },
+          {
+            name: 'FK_cart_items_variant',
+            columnNames: ['variant_id'],
+            referencedTableName: 'product_variants',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          },
         ],
         indices: [
-          { name: 'UQ_cart_items_cart_product', columnNames: ['cart_id', 'product_id'], isUnique: true },
+          // One line per variant; product lines (variant NULL) are kept one per product by the service, which
+          // changes a cart's lines under its row lock.
+          {
+            name: 'UQ_cart_items_cart_product_variant',
+            columnNames: ['cart_id', 'product_id', 'variant_id'],
+            isUnique: true,
+          },
           { name: 'IDX_cart_items_product', columnNames: ['product_id'] },
         ],
       }),

@@ -5,8 +5,8 @@ import { timestampColumns } from '../timestamps.js';
  * Payments of orders, their refunds, and the provider webhook events already applied (one row per event id, so a
  * redelivered event does nothing).
  */
-export class CreatePayments1763801400000 implements MigrationInterface {
-  name = 'CreatePayments1763801400000';
+export class CreatePayments1763802600000 implements MigrationInterface {
+  name = 'CreatePayments1763802600000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     // orders.payment_status takes `partially_refunded` (18 characters). SQLite does not enforce varchar lengths.
