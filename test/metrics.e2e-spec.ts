@@ -139,9 +139,9 @@ describe('metrics at GET /metrics', () => {
   });
 
   it('report database pool use and waiters', async () => {
-    // The earlier tests' events are dispatched and marked first, so that no marking joins the queue below.
+    // SQLite: the earlier tests' events are dispatched and marked first, so that no marking joins the queue below.
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
+    while (t.config.database.type === 'sqlite' && Date.now() < deadline) {
       const [{ undispatched }] = await t.dataSource.query(
         'SELECT COUNT(*) AS undispatched FROM outbox_events WHERE dispatched_at IS NULL',
       );
