@@ -21,6 +21,7 @@ export const publicSurface = {
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
   mail: ['mail.module', 'mail-jobs'],
+  payments: ['payments.module'],
   addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
   'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
   carts: ['carts.module'],

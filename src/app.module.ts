@@ -19,6 +19,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { MailModule } from './mail/mail.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
+import { PaymentsModule } from './payments/payments.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
 import { RedisModule } from './redis/redis.module.js';
@@ -51,6 +52,7 @@ export class AppModule {
         CategoriesModule,
         ProductsModule,
         OrdersModule,
+        PaymentsModule,
         CartsModule,
         RealtimeModule,
         MailModule,

@@ -100,6 +100,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     });
   }
   app.use(app.get(RateLimiter).middleware());
+  // Provider webhooks are verified over the exact bytes sent: read raw, so the JSON parser leaves them alone.
+  app.use(`/${API_PREFIX}/payments/stripe/webhook`, express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ verify: checkJsonBody }));
   app.use(express.urlencoded({ extended: true }));
   app.setGlobalPrefix(API_PREFIX);

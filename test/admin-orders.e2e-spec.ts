@@ -333,8 +333,14 @@ describe('back office: PATCH /orders/{id}/status refuses illogical moves, naming
       'refundRequiresEnd',
       'payment_status refunded requires status cancelled or completed',
     );
-    await setStatus(id, { status: 'cancelled' }).expect(200);
-    const refunded = await setStatus(id, { payment_status: 'refunded' }).expect(200);
+    // A paid order is not cancelled before its money is back: the refund is recorded with the cancellation.
+    await refused(
+      { status: 'cancelled' },
+      'status',
+      'refundRequired',
+      'a paid order is refunded before it is cancelled',
+    );
+    const refunded = await setStatus(id, { status: 'cancelled', payment_status: 'refunded' }).expect(200);
     expect(refunded.body.data).toMatchObject({ status: 'cancelled', payment_status: 'refunded' });
     expect(await stateOf(id)).toMatchObject({ status: 'cancelled', payment_status: 'refunded' });
   });

@@ -124,8 +124,7 @@ describe('metrics at GET /metrics', () => {
         .send(body)
         .expect(200);
     await setStatus({ status: 'paid', payment_status: 'paid' });
-    await setStatus({ status: 'cancelled' });
-    await setStatus({ payment_status: 'refunded' });
+    await setStatus({ status: 'cancelled', payment_status: 'refunded' });
 
     expect(await counters()).toEqual({
       created: start.created! + 2,

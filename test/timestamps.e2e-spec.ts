@@ -116,6 +116,34 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       await eventually(async () => (await deliveries()).length > 0);
       return { id: (await deliveries())[0].id };
     },
+    payments: async () => ({ id: (await paidManualPayment()).paymentId }),
+    payment_refunds: async () => {
+      const { orderId } = await paidManualPayment();
+      const res = await request(t.url)
+        .post(`/api/v1/admin/orders/${orderId}/refunds`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({})
+        .expect(201);
+      return { id: res.body.data.id };
+    },
+  };
+
+  /** An order paid by bank transfer: its manual payment, confirmed by the admin. */
+  const paidManualPayment = async () => {
+    const product = await createProduct(t, admin.token);
+    const buyer = await createAccount(t);
+    const body = { ...orderBody([[product.id, 1]]), payment_method: 'bank_transfer' };
+    const orderId = (await postOrder(t, buyer.token, body).expect(201)).body.data.id as number;
+    const payment = await request(t.url)
+      .post(`/api/v1/orders/${orderId}/payments`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(201);
+    await request(t.url)
+      .patch(`/api/v1/orders/${orderId}/status`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ status: 'paid', payment_status: 'paid' })
+      .expect(200);
+    return { orderId, paymentId: payment.body.data.id as number };
   };
 
   const createShippingOption = async (token: string) =>

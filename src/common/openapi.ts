@@ -152,6 +152,8 @@ export function ApiEnvelope(
   options: {
     status?: 200 | 201;
     list?: boolean;
+    /** `data` is a plain array (no pages). */
+    array?: boolean;
     description?: string;
     headers?: ResponseHeaderName[];
   } = {},
@@ -161,7 +163,7 @@ export function ApiEnvelope(
   const data =
     model === null
       ? { type: 'object', nullable: true, enum: [null], example: null, description: 'Always null' }
-      : list
+      : list || options.array === true
         ? { type: 'array', items: { $ref: getSchemaPath(model) } }
         : { $ref: getSchemaPath(model) };
   return applyDecorators(

@@ -94,6 +94,35 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads PAYMENT_PROVIDERS as method:provider pairs; stripe only with both Stripe secrets', () => {
+    const stripe = { STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1' };
+    expect(loadConfig({}).payments).toEqual({
+      providers: {},
+      currency: 'usd',
+      stripe: null,
+      reconcileAfterSeconds: 900,
+    });
+    const config = loadConfig({
+      ...stripe,
+      PAYMENT_PROVIDERS: 'credit_card:stripe, bank_transfer:manual',
+      STRIPE_API_URL: 'http://127.0.0.1:12111',
+    });
+    expect(config.payments.providers).toEqual({ credit_card: 'stripe', bank_transfer: 'manual' });
+    expect(config.payments.stripe).toEqual({
+      secretKey: 'sk_test_1',
+      webhookSecret: 'whsec_1',
+      apiUrl: 'http://127.0.0.1:12111',
+    });
+    expect(problemsOf({ PAYMENT_PROVIDERS: 'credit_card:stripe' })).toContain(
+      'PAYMENT_PROVIDERS names the stripe provider, which needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET',
+    );
+    expect(problemsOf({ ...stripe, PAYMENT_PROVIDERS: 'bitcoin:stripe' })).toContain(
+      '(got "bitcoin:stripe")',
+    );
+    expect(problemsOf({ PAYMENT_PROVIDERS: 'credit_card:paypal' })).toContain('(got "credit_card:paypal")');
+    expect(problemsOf({ CURRENCY: 'USD' })).toContain('CURRENCY must be a three-letter ISO 4217 code');
+  });
+
   it('runs half the pool of searches at once by default, and never the whole pool', () => {
     expect(loadConfig({}).search).toEqual({ concurrency: 5, queue: 20 });
     expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);

@@ -66,6 +66,16 @@ export interface AppConfig {
   };
   pageSizeMax: number;
   paymentMethods: string[];
+  /** Payments (docs/configuration.md#payments). */
+  payments: {
+    /** The provider of each payment method; a method not named in PAYMENT_PROVIDERS is manual. */
+    providers: Record<string, 'manual' | 'stripe'>;
+    /** Lower-case ISO 4217 code of the shop's one currency; amounts go to providers in its minor units. */
+    currency: string;
+    stripe: { secretKey: string; webhookSecret: string; apiUrl: string | null } | null;
+    /** Payments left pending/requires_action longer than this are re-read from their provider. */
+    reconcileAfterSeconds: number;
+  };
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
   catalogPublic: boolean;
   /** An unknown category_id on a product write is a 400 instead of creating a placeholder category. */
@@ -345,6 +355,53 @@ export class EnvironmentVariables {
     message: listMessage('must be a comma-separated list of names of 1-32 characters a-z, 0-9, _'),
   })
   PAYMENT_METHODS = ['credit_card', 'debit_card', 'paypal', 'bank_transfer', 'cash_on_delivery'];
+
+  @ListVariable()
+  @VariableRule((list, variables) => {
+    const wrong = (list as string[]).find((item) => {
+      const [method, provider, extra] = item.split(':');
+      return (
+        extra !== undefined ||
+        !(variables as EnvironmentVariables).PAYMENT_METHODS.includes(method) ||
+        !['manual', 'stripe'].includes(provider)
+      );
+    });
+    return wrong === undefined
+      ? undefined
+      : `must be a comma-separated list of method:provider pairs, each method one of PAYMENT_METHODS and each provider manual or stripe (got "${wrong}")`;
+  })
+  @VariableRule((list, variables) =>
+    (list as string[]).some((item) => item.endsWith(':stripe')) &&
+    ((variables as EnvironmentVariables).STRIPE_SECRET_KEY === undefined ||
+      (variables as EnvironmentVariables).STRIPE_WEBHOOK_SECRET === undefined)
+      ? 'names the stripe provider, which needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET'
+      : undefined,
+  )
+  PAYMENT_PROVIDERS: string[] = [];
+
+  @Matches(/^[a-z]{3}$/, {
+    message: '$property must be a three-letter ISO 4217 code in lower case (got "$value")',
+  })
+  CURRENCY = 'usd';
+
+  @IsOptional()
+  @Matches(/^(sk|rk)_[A-Za-z0-9_]+$/, { message: '$property must be a Stripe secret key (sk_… or rk_…)' })
+  STRIPE_SECRET_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^whsec_[A-Za-z0-9+/=_]+$/, {
+    message: '$property must be a Stripe webhook signing secret (whsec_…)',
+  })
+  STRIPE_WEBHOOK_SECRET?: string;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/?#]+\/?$/, {
+    message: '$property must be an http:// or https:// URL without a path (got "$value")',
+  })
+  STRIPE_API_URL?: string;
+
+  @DurationVariable()
+  PAYMENT_RECONCILE_AFTER = 15 * 60;
 
   @BooleanVariable()
   CATALOG_PUBLIC = false;
@@ -640,6 +697,21 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     pageSizeMax: variables.PAGE_SIZE_MAX,
     paymentMethods: variables.PAYMENT_METHODS,
+    payments: {
+      providers: Object.fromEntries(
+        variables.PAYMENT_PROVIDERS.map((item) => item.split(':') as [string, 'manual' | 'stripe']),
+      ),
+      currency: variables.CURRENCY,
+      stripe:
+        variables.STRIPE_SECRET_KEY !== undefined && variables.STRIPE_WEBHOOK_SECRET !== undefined
+          ? {
+              secretKey: variables.STRIPE_SECRET_KEY,
+              webhookSecret: variables.STRIPE_WEBHOOK_SECRET,
+              apiUrl: variables.STRIPE_API_URL ?? null,
+            }
+          : null,
+      reconcileAfterSeconds: variables.PAYMENT_RECONCILE_AFTER,
+    },
     catalogPublic: variables.CATALOG_PUBLIC,
     categoriesStrict: variables.CATEGORIES_STRICT,
     productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,

@@ -75,12 +75,14 @@ export function ListVariable(normalize: (item: string) => string = (item) => ite
  * A rule too particular for the decorators above: `problem` returns what is wrong with the value (the text after
  * the variable's name), or undefined when it is fine.
  */
-export function VariableRule(problem: (value: unknown) => string | undefined): PropertyDecorator {
+export function VariableRule(
+  problem: (value: unknown, variables: object) => string | undefined,
+): PropertyDecorator {
   return ValidateBy({
     name: 'variableRule',
     validator: {
-      validate: (value) => problem(value) === undefined,
-      defaultMessage: (args) => `${args!.property} ${problem(args!.value)}`,
+      validate: (value, args) => problem(value, args!.object) === undefined,
+      defaultMessage: (args) => `${args!.property} ${problem(args!.value, args!.object)}`,
     },
   });
 }

@@ -3,6 +3,7 @@ import { Category } from '../categories/category.entity.js';
 import { AccountToken } from '../auth/account-token.entity.js';
 import { OrderItem } from '../orders/order-item.entity.js';
 import { Order } from '../orders/order.entity.js';
+import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
 import { Upload } from '../upload/upload.entity.js';
@@ -24,6 +25,8 @@ export const entities: Array<new () => object> = [
   WebhookDelivery,
   Category,
   AccountToken,
+  Payment,
+  PaymentRefund,
   Address,
   ShippingOption,
   Cart,

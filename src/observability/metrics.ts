@@ -66,6 +66,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly paymentAmountMismatches = new Counter({
+    name: 'commerce_payment_amount_mismatches_total',
+    help: "Provider payments whose amount or currency differed from the order's: not marked paid, flagged",
+    registers: [this.registry],
+  });
+
   readonly ordersExpired = new Counter({
     name: 'commerce_orders_expired_total',
     help: 'Pending unpaid orders cancelled after ORDER_PENDING_TTL; their stock went back',

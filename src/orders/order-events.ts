@@ -1,6 +1,8 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
 import type { ShippingAddressDetails } from './order-history.js';
 
+export type { PaymentStatus } from './order-status.js';
+
 /**
  * The orders module's events, published in the transaction that changes the order (EventBus) and dispatched
  * after its commit. Every change is `order.updated`; some are also announced by what they mean.
@@ -15,7 +17,7 @@ declare module '../events/domain-events.js' {
     'order.paid': OrderEventPayload;
     /** The order was cancelled: by its owner, an admin, the expiry of pending orders or an account deletion. */
     'order.cancelled': OrderEventPayload;
-    /** payment_status became `refunded`. */
+    /** payment_status became `refunded` or `partially_refunded`. */
     'order.refunded': OrderEventPayload;
   }
 }

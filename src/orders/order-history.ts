@@ -1,5 +1,19 @@
 import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
+import type { AuthUser } from '../auth/auth-user.js';
+import type { PaymentStatus } from './order-status.js';
+
+/** Who asks for an order: a signed-in user, or a guest with the order's token (X-Order-Token). */
+export interface OrderAccess {
+  actor?: AuthUser;
+  orderToken?: string;
+}
+
+/** What the payments module reads of an order. */
+export type PayableOrder = Pick<
+  Order,
+  'id' | 'userId' | 'totalCents' | 'paymentMethod' | 'status' | 'paymentStatus'
+>;
 import type { StockRequest } from '../products/product-catalog.js';
 import type { OrderDetailResponseDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';
@@ -36,6 +50,18 @@ export abstract class OrderHistory {
    */
   abstract cancelPendingOf(tx: Tx, userId: number): Promise<Order[]>;
 
+  /**
+   * The order for its owner or an admin, or for a guest with its order token; 404 for anyone else, as for a
+   * missing order (401 with neither a user nor a token).
+   */
+  abstract findPayable(orderId: number, access: OrderAccess): Promise<PayableOrder>;
+
+  /**
+   * Makes the order's payment_status follow its payment inside the caller's transaction (a paid payment also
+   * moves a pending order to paid), publishing the order events in it. False when the order is cancelled and the
+   * payment would make it paid: a cancelled order never becomes paid.
+   */
+  abstract followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean>;
   /**
    * Places a cart's order inside the caller's transaction through the same no-oversell placing as POST /orders
    * (stock taken per product in id order, exact total = items + shipping, `order.created` published in it).

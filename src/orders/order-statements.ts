@@ -28,3 +28,12 @@ export const PENDING_OF_USER_BESIDES = `${PENDING_OF_USER} AND id <> ?`;
 
 /** An order event's owner, deleted accounts included (by primary key). */
 export const OWNER = 'SELECT id, username, email FROM users WHERE id = ?';
+
+/** The order's manual payment, if it has one waiting, becomes paid with the order (updated_at, order id). */
+export const MANUAL_PAYMENT_PAID =
+  "UPDATE payments SET status = 'paid', updated_at = ? WHERE live_order_id = ? AND provider = 'manual' " +
+  "AND status IN ('pending', 'failed')";
+
+/** Orders whose payment is in flight, which the expiry of pending orders leaves alone. */
+export const ORDERS_WITH_PAYMENT_IN_FLIGHT =
+  "SELECT order_id FROM payments WHERE status IN ('requires_action', 'authorized')";

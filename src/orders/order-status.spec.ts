@@ -11,7 +11,11 @@ describe('nextOrderState', () => {
     [pending, { status: 'paid', paymentStatus: 'paid' }, paid],
     [pending, { status: 'cancelled' }, { status: 'cancelled', paymentStatus: 'pending' }],
     [paid, { status: 'shipped' }, { status: 'shipped', paymentStatus: 'paid' }],
-    [paid, { status: 'cancelled' }, { status: 'cancelled', paymentStatus: 'paid' }],
+    [
+      paid,
+      { status: 'cancelled', paymentStatus: 'refunded' },
+      { status: 'cancelled', paymentStatus: 'refunded' },
+    ],
     [
       { status: 'shipped', paymentStatus: 'paid' },
       { status: 'completed' },
@@ -35,6 +39,14 @@ describe('nextOrderState', () => {
     ],
   ] as const)('allows %j + %j', (current, change, expected) => {
     expect(nextOrderState(current, change)).toEqual(expected);
+  });
+
+  it('refuses to cancel an order whose payment is taken before it is refunded', () => {
+    expect(nextOrderState(paid, { status: 'cancelled' })).toEqual({
+      field: 'status',
+      rule: 'refundRequired',
+      message: 'a paid order is refunded before it is cancelled',
+    });
   });
 
   const cancelled = (paymentStatus: 'pending' | 'failed' | 'paid') =>

@@ -3,7 +3,7 @@ import type { FieldError } from '../common/validation.js';
 export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'completed', 'cancelled'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export const PAYMENT_STATUSES = ['pending', 'paid', 'failed', 'refunded'] as const;
+export const PAYMENT_STATUSES = ['pending', 'paid', 'failed', 'refunded', 'partially_refunded'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** Allowed moves of `status`; anything else is refused. */
@@ -21,6 +21,8 @@ const PAYMENT_MOVES: Record<PaymentStatus, readonly PaymentStatus[]> = {
   failed: ['paid'],
   paid: ['refunded'],
   refunded: [],
+  // Only a refund through POST /admin/orders/{id}/refunds makes a partial refund, and completes it.
+  partially_refunded: ['refunded'],
 };
 
 export interface OrderState {
@@ -67,6 +69,14 @@ export function nextOrderState(
     next.paymentStatus !== 'paid'
   ) {
     return refusal('status', 'paymentRequired', `status ${next.status} requires payment_status paid`);
+  }
+  if (
+    statusMoves &&
+    next.status === 'cancelled' &&
+    ['paid', 'partially_refunded'].includes(current.paymentStatus) &&
+    next.paymentStatus !== 'refunded'
+  ) {
+    return refusal('status', 'refundRequired', 'a paid order is refunded before it is cancelled');
   }
   if (paymentMoves && next.status === 'cancelled' && next.paymentStatus !== 'refunded') {
     return refusal(

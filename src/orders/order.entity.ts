@@ -42,7 +42,7 @@ export class Order extends Timestamped {
   @Column({ type: 'varchar', length: 16 })
   status: OrderStatus;
 
-  @Column({ name: 'payment_status', type: 'varchar', length: 16 })
+  @Column({ name: 'payment_status', type: 'varchar', length: 20 })
   paymentStatus: PaymentStatus;
 
   @Column({ name: 'shipping_address', type: 'varchar', length: 255 })

@@ -16,8 +16,8 @@ import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
+import { checkIdempotencyKey } from '../common/idempotency-key.js';
 import { OptionalAuth } from '../common/public.decorator.js';
-import { fieldError } from '../common/validation.js';
 import {
   CreateOrderDto,
   OrderDetailResponseDto,
@@ -26,8 +26,6 @@ import {
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
 import { OrdersService } from './orders.service.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,128}$/;
 
 @ApiTags('orders')
 @ApiBearerAuth()
@@ -75,13 +73,7 @@ export class OrdersController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponseDto> {
-    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      throw fieldError(
-        'Idempotency-Key',
-        'matches',
-        'Idempotency-Key must be 1-128 visible ASCII characters',
-      );
-    }
+    checkIdempotencyKey(idempotencyKey);
     const { order, replayed } = await this.orders.create(dto, actor, idempotencyKey);
     if (replayed) response.setHeader('Idempotent-Replayed', 'true');
     return order;

@@ -1,7 +1,13 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  Inject,
+  Injectable,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, FindOptionsWhere, LessThan, Repository } from 'typeorm';
+import { And, EntityManager, Equal, FindOptionsWhere, LessThan, Raw, Repository } from 'typeorm';
 import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -10,6 +16,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { insertRow } from '../database/raw-query.js';
+import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
@@ -38,6 +45,8 @@ import {
 import {
   INSERT_ORDER,
   insertItemsOf,
+  MANUAL_PAYMENT_PAID,
+  ORDERS_WITH_PAYMENT_IN_FLIGHT,
   OWNER,
   PENDING_OF_USER,
   PENDING_OF_USER_BESIDES,
@@ -46,8 +55,8 @@ import type { OrderEventPayload } from './order-events.js';
 import type { CartOrder } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
-import { nextOrderState, OrderState } from './order-status.js';
-import { OrderHistory } from './order-history.js';
+import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
+import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -355,6 +364,10 @@ export class OrdersService implements OrderHistory {
         { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
       );
       if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
+      // The manual provider's confirmation is this change: its payment follows the order in the same transaction.
+      if (next.paymentStatus === 'paid' && current.paymentStatus !== 'paid') {
+        await manager.query(MANUAL_PAYMENT_PAID, [sqlDatetime(now), id]);
+      }
       const items = await this.itemsOf(manager, id);
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
         cancelled = true;
@@ -376,7 +389,10 @@ export class OrdersService implements OrderHistory {
   async expirePending(now = new Date()): Promise<number> {
     const ttl = this.config.orders.pendingTtlSeconds;
     if (ttl === 0) return 0;
+    // An order whose payment is in flight (the customer is authenticating, the money is authorized) stays.
+    const notInFlight = Raw((column) => `${column} NOT IN (${ORDERS_WITH_PAYMENT_IN_FLIGHT})`);
     const stale: FindOptionsWhere<Order> = {
+      id: notInFlight,
       status: 'pending',
       paymentStatus: 'pending',
       createdAt: LessThan(new Date(now.getTime() - ttl * 1000)),
@@ -391,7 +407,7 @@ export class OrdersService implements OrderHistory {
       });
       for (const { id } of batch) {
         const order = await this.transactions.run('expire order', (manager) =>
-          this.cancelIf(manager, { ...stale, id }),
+          this.cancelIf(manager, id, { ...stale, id: And(Equal(id), notInFlight) }),
         );
         if (order === null) continue;
         expired += 1;
@@ -405,7 +421,7 @@ export class OrdersService implements OrderHistory {
     const pending = await tx.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
     const cancelled: Order[] = [];
     for (const { id } of pending) {
-      const order = await this.cancelIf(tx, { id, userId, status: 'pending' });
+      const order = await this.cancelIf(tx, id, { id, userId, status: 'pending' });
       if (order !== null) cancelled.push(order);
     }
     return cancelled;
@@ -425,11 +441,40 @@ export class OrdersService implements OrderHistory {
     return order?.userId ?? null;
   }
 
-  /** Cancels the order matching `condition` (which names its id) and restocks it; null when nothing matched. */
-  private async cancelIf(manager: EntityManager, condition: FindOptionsWhere<Order>): Promise<Order | null> {
+  async findPayable(orderId: number, access: OrderAccess): Promise<PayableOrder> {
+    let where: FindOptionsWhere<Order>;
+    if (access.orderToken !== undefined) where = { id: orderId, orderTokenHash: sha256(access.orderToken) };
+    else if (access.actor === undefined) throw new UnauthorizedException('Missing bearer token');
+    else where = { id: orderId, ...ownedBy(access.actor) };
+    const order = await this.orders.findOne({ where });
+    if (order === null) throw new NotFoundException(`Order ${orderId} not found`);
+    return order;
+  }
+
+  async followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean> {
+    const current = await forUpdate(
+      tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
+    ).getOneOrFail();
+    if (current.paymentStatus === paymentStatus) return true;
+    // A cancelled order never becomes paid: the money is flagged for a refund instead.
+    if (current.status === 'cancelled' && !['refunded', 'partially_refunded'].includes(paymentStatus)) {
+      return paymentStatus !== 'paid';
+    }
+    const status = paymentStatus === 'paid' && current.status === 'pending' ? 'paid' : current.status;
+    const now = new Date();
+    await tx.update(Order, { id: orderId }, { status, paymentStatus, updatedAt: now });
+    await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current);
+    return true;
+  }
+
+  /** Cancels the order `id` if it matches `condition` and restocks it; null when nothing matched. */
+  private async cancelIf(
+    manager: EntityManager,
+    id: number,
+    condition: FindOptionsWhere<Order>,
+  ): Promise<Order | null> {
     const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: new Date() });
     if (result.affected === 0) return null;
-    const id = condition.id as number;
     const items = await this.itemsOf(manager, id);
     await this.products.releaseStock(manager, stockOf(items));
     const order = await manager.findOneByOrFail(Order, { id });
@@ -503,7 +548,10 @@ export class OrdersService implements OrderHistory {
     if (order.paymentStatus === 'paid' && previous.paymentStatus !== 'paid') {
       await this.events.publish(tx, 'order.paid', payload);
     }
-    if (order.paymentStatus === 'refunded' && previous.paymentStatus !== 'refunded') {
+    if (
+      ['refunded', 'partially_refunded'].includes(order.paymentStatus) &&
+      order.paymentStatus !== previous.paymentStatus
+    ) {
       await this.events.publish(tx, 'order.refunded', payload);
     }
   }

@@ -12,6 +12,15 @@ export class PaymentMethodsResponseDto {
     description: 'PAYMENT_METHODS, in order',
   })
   payment_methods: string[];
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', enum: ['manual', 'stripe'] },
+    example: { credit_card: 'stripe', bank_transfer: 'manual' },
+    description:
+      'The payment provider of each method (PAYMENT_PROVIDERS; a method not named there is manual)',
+  })
+  providers: Record<string, 'manual' | 'stripe'>;
 }
 
 @ApiTags('orders')
@@ -29,6 +38,12 @@ export class PaymentMethodsController {
   @ApiEnvelope(PaymentMethodsResponseDto)
   @ApiErrors(401, 429)
   list(): PaymentMethodsResponseDto {
-    return { payment_methods: this.config.paymentMethods };
+    const named = this.config.payments.providers;
+    return {
+      payment_methods: this.config.paymentMethods,
+      providers: Object.fromEntries(
+        this.config.paymentMethods.map((method) => [method, named[method] ?? 'manual']),
+      ),
+    };
   }
 }

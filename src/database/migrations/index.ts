@@ -21,6 +21,7 @@ import { AddProductImagesSlugsAndSearchText1763802400000 } from './1763802400000
 import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.js';
 import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
 import { CreateCarts1763802500000 } from './1763802500000-create-carts.js';
+import { CreatePayments1763802600000 } from './1763802600000-create-payments.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -45,4 +46,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProductVariants1763801400000,
   AddProductImagesSlugsAndSearchText1763802400000,
   CreateCarts1763802500000,
+  CreatePayments1763802600000,
 ];

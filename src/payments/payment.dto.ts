@@ -1,0 +1,70 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
+import { PAYMENT_STATUSES, type PaymentStatus } from './payment-status.js';
+import type { Payment, PaymentRefund } from './payment.entity.js';
+
+export class PaymentResponseDto {
+  @ApiProperty({ type: 'integer', example: 5 }) id: number;
+  @ApiProperty({ type: 'integer', example: 41 }) order_id: number;
+  @ApiProperty({ enum: ['manual', 'stripe'], example: 'stripe' }) provider: string;
+  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) status: PaymentStatus;
+  @ApiProperty({ example: 60.17, description: "The order's total, in CURRENCY" }) amount: number;
+  @ApiProperty({ example: 'usd' }) currency: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'pi_3Q_secret_abc',
+    description: 'Stripe: for Stripe.js confirmPayment in the buyer’s browser; null for manual payments',
+  })
+  client_secret: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class CreateRefundDto {
+  @ApiPropertyOptional({ example: 10.5, description: 'Default: everything paid and not yet refunded' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @Min(0.01)
+  amount?: number;
+
+  @ApiPropertyOptional({ example: 'damaged in transit', maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  reason?: string;
+}
+
+export class RefundResponseDto {
+  @ApiProperty({ type: 'integer', example: 3 }) id: number;
+  @ApiProperty({ type: 'integer', example: 5 }) payment_id: number;
+  @ApiProperty({ example: 10.5 }) amount: number;
+  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'], example: 'succeeded' }) status: string;
+  @ApiProperty({ type: 'string', nullable: true, example: 'damaged in transit' }) reason: string | null;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export function toPaymentResponse(payment: Payment): PaymentResponseDto {
+  return {
+    id: payment.id,
+    order_id: payment.orderId,
+    provider: payment.provider,
+    status: payment.status,
+    amount: payment.amountCents / 100,
+    currency: payment.currency,
+    client_secret: payment.clientSecret,
+    created_at: payment.createdAt.toISOString(),
+    updated_at: payment.updatedAt.toISOString(),
+  };
+}
+
+export function toRefundResponse(refund: PaymentRefund): RefundResponseDto {
+  return {
+    id: refund.id,
+    payment_id: refund.paymentId,
+    amount: refund.amountCents / 100,
+    status: refund.status,
+    reason: refund.reason,
+    created_at: refund.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,65 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Timestamped } from '../database/timestamped.js';
+import type { PaymentStatus } from './payment-status.js';
+
+const bigintNumber = { to: (v: number) => v, from: (v: string | number) => Number(v) };
+
+@Entity('payments')
+export class Payment extends Timestamped {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'order_id', type: 'integer' })
+  orderId: number;
+
+  @Column({ name: 'live_order_id', type: 'integer', nullable: true })
+  liveOrderId: number | null;
+
+  @Column({ type: 'varchar', length: 16 })
+  provider: 'manual' | 'stripe';
+
+  @Column({ type: 'varchar', length: 20 })
+  status: PaymentStatus;
+
+  @Column({ name: 'amount_cents', type: 'bigint', transformer: bigintNumber })
+  amountCents: number;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  @Column({ name: 'refunded_cents', type: 'bigint', transformer: bigintNumber })
+  refundedCents: number;
+
+  @Column({ name: 'provider_ref', type: 'varchar', length: 255, nullable: true })
+  providerRef: string | null;
+
+  @Column({ name: 'client_secret', type: 'varchar', length: 255, nullable: true })
+  clientSecret: string | null;
+
+  @Column({ type: 'varchar', length: 32, nullable: true })
+  flag: string | null;
+}
+
+@Entity('payment_refunds')
+export class PaymentRefund extends Timestamped {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'payment_id', type: 'integer' })
+  paymentId: number;
+
+  @Column({ name: 'amount_cents', type: 'bigint', transformer: bigintNumber })
+  amountCents: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: 'pending' | 'succeeded' | 'failed';
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  reason: string | null;
+
+  @Column({ name: 'provider_ref', type: 'varchar', length: 255, nullable: true })
+  providerRef: string | null;
+
+  @Column({ name: 'idempotency_key', type: 'varchar', length: 128, nullable: true, select: false })
+  idempotencyKey: string | null;
+}

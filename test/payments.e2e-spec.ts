@@ -1,0 +1,674 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import Stripe from 'stripe';
+import request from 'supertest';
+import { OrdersService } from '../src/orders/orders.service.js';
+import { PaymentsService } from '../src/payments/payments.service.js';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { scrape } from './support/metrics.js';
+import { createProduct } from './support/products.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+const WEBHOOK_SECRET = 'whsec_test_secret';
+const signer = new Stripe('sk_test_signer');
+
+interface SentRequest {
+  method: string;
+  path: string;
+  idempotencyKey: string | undefined;
+  form: URLSearchParams;
+}
+
+/** Stripe's HTTP API as far as the service uses it, recording what the SDK sent. */
+async function startFakeStripe() {
+  const intents = new Map<string, Record<string, unknown>>();
+  const sent: SentRequest[] = [];
+  let beforeCreateReply: ((intent: Record<string, unknown>) => Promise<void>) | null = null;
+  const read = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => resolve(body));
+    });
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const form = new URLSearchParams(await read(req));
+      const path = req.url!.split('?')[0];
+      sent.push({
+        method: req.method!,
+        path,
+        idempotencyKey: req.headers['idempotency-key'] as string,
+        form,
+      });
+      const reply = (body: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.method === 'POST' && path === '/v1/payment_intents') {
+        const id = `pi_${intents.size + 1}`;
+        const intent = {
+          id,
+          object: 'payment_intent',
+          amount: Number(form.get('amount')),
+          amount_received: 0,
+          currency: form.get('currency'),
+          status: 'requires_payment_method',
+          client_secret: `${id}_secret_x`,
+          last_payment_error: null,
+          latest_charge: null,
+          metadata: {
+            order_id: form.get('metadata[order_id]'),
+            payment_id: form.get('metadata[payment_id]'),
+          },
+        };
+        intents.set(id, intent);
+        if (beforeCreateReply !== null) await beforeCreateReply(intent);
+        return reply(intent);
+      }
+      const match = /^\/v1\/payment_intents\/([^/]+)(\/cancel)?$/.exec(path);
+      if (match !== null) {
+        const intent = intents.get(match[1])!;
+        if (match[2] !== undefined && intent.status === 'succeeded') {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          return res.end(
+            JSON.stringify({
+              error: { type: 'invalid_request_error', message: 'This PaymentIntent could not be canceled' },
+            }),
+          );
+        }
+        if (match[2] !== undefined) intent.status = 'canceled';
+        return reply(intent);
+      }
+      if (req.method === 'POST' && path === '/v1/refunds') {
+        return reply({ id: `re_${sent.length}`, object: 'refund', amount: Number(form.get('amount')) });
+      }
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'not found' } }));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    intents,
+    sent,
+    onCreate(hook: typeof beforeCreateReply) {
+      beforeCreateReply = hook;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let eventNumber = 0;
+function stripeEvent(type: string, object: Record<string, unknown>, id = `evt_${++eventNumber}`) {
+  return JSON.stringify({ id, object: 'event', type, data: { object } });
+}
+
+/** payment_intent.succeeded for the whole 25.00 of the tests' orders. */
+function succeededEvent(intent: Record<string, unknown>) {
+  return stripeEvent('payment_intent.succeeded', { ...intent, status: 'succeeded', amount_received: 2500 });
+}
+
+function sendWebhook(t: TestApp, payload: string, header?: string) {
+  return request(t.url)
+    .post('/api/v1/payments/stripe/webhook')
+    .set('content-type', 'application/json')
+    .set(
+      'stripe-signature',
+      header ?? signer.webhooks.generateTestHeaderString({ payload, secret: WEBHOOK_SECRET }),
+    )
+    .send(payload);
+}
+
+describe('payments through Stripe and the manual provider', () => {
+  let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let t: TestApp;
+  let admin: Account;
+  let buyer: Account;
+  let other: Account;
+  let productId: number;
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      PAYMENT_PROVIDERS: 'credit_card:stripe',
+      STRIPE_SECRET_KEY: 'sk_test_service',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: stripe.url,
+      PAYMENT_RECONCILE_AFTER: '1',
+    });
+    admin = await loginAdmin(t);
+    buyer = await createAccount(t);
+    other = await createAccount(t);
+    productId = (await createProduct(t, admin.token, { stock: 100, price: 12.5 })).id;
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await stripe.close();
+  });
+
+  const place = async (method = 'credit_card', quantity = 2) =>
+    (
+      await request(t.url)
+        .post('/api/v1/orders')
+        .auth(buyer.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: productId, quantity }],
+          shipping_address: '1 Main St',
+          payment_method: method,
+        })
+        .expect(201)
+    ).body.data.id as number;
+  const pay = (orderId: number, token = buyer.token) =>
+    request(t.url).post(`/api/v1/orders/${orderId}/payments`).auth(token, { type: 'bearer' });
+  /** Creates the order's payment and gives its PaymentIntent's id. */
+  const intentIdOf = async (orderId: number) =>
+    ((await pay(orderId).expect(201)).body.data.client_secret as string).split('_secret')[0];
+  const paymentRow = async (orderId: number) =>
+    (
+      await t.dataSource.query(
+        'SELECT status, refunded_cents, flag, provider_ref FROM payments WHERE order_id = ? ORDER BY id DESC',
+        [orderId],
+      )
+    )[0];
+  const orderRow = async (orderId: number) =>
+    (await t.dataSource.query('SELECT status, payment_status FROM orders WHERE id = ?', [orderId]))[0];
+  const intentOf = (ref: string) => stripe.intents.get(ref)!;
+
+  it('creates a PaymentIntent with the amount in cents, the currency, an idempotency key and both ids; a repeat returns the live payment', async () => {
+    const orderId = await place();
+    const created = await pay(orderId).expect(201);
+    const payment = created.body.data;
+    expect(payment).toMatchObject({
+      order_id: orderId,
+      provider: 'stripe',
+      status: 'pending',
+      amount: 25,
+      currency: 'usd',
+      client_secret: 'pi_1_secret_x',
+    });
+    const sent = stripe.sent.find((r) => r.path === '/v1/payment_intents')!;
+    expect(sent.form.get('amount')).toBe('2500');
+    expect(sent.form.get('currency')).toBe('usd');
+    expect(sent.form.get('metadata[order_id]')).toBe(String(orderId));
+    expect(sent.form.get('metadata[payment_id]')).toBe(String(payment.id));
+    expect(sent.idempotencyKey).toBe(`payment-${payment.id}-create`);
+    const again = await pay(orderId).expect(200);
+    expect(again.body.data.id).toBe(payment.id);
+    expect(stripe.sent.filter((r) => r.path === '/v1/payment_intents')).toHaveLength(1);
+    const listed = await request(t.url)
+      .get(`/api/v1/orders/${orderId}/payments`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    expect(listed.body.data).toEqual([again.body.data]);
+  });
+
+  it("another user's order is 404 for its payments", async () => {
+    const orderId = await place();
+    await pay(orderId, other.token).expect(404);
+    await request(t.url)
+      .get(`/api/v1/orders/${orderId}/payments`)
+      .auth(other.token, { type: 'bearer' })
+      .expect(404);
+    expect(await t.dataSource.query('SELECT id FROM payments WHERE order_id = ?', [orderId])).toEqual([]);
+  });
+
+  it('payment_intent.succeeded marks the payment and the order paid once; a redelivery is 200 and does nothing; a late failure changes nothing', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const succeeded = succeededEvent(intentOf(ref));
+    expect((await sendWebhook(t, succeeded).expect(200)).body.data).toEqual({
+      received: true,
+      applied: true,
+    });
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid', flag: null });
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+    expect((await sendWebhook(t, succeeded).expect(200)).body.data).toEqual({
+      received: true,
+      applied: false,
+    });
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.payment_failed', {
+        ...intentOf(ref),
+        last_payment_error: { code: 'card_declined' },
+      }),
+    ).expect(200);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid' });
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
+  it('a forged or stale signature is 400 and changes nothing', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const payload = succeededEvent(intentOf(ref));
+    const forged = signer.webhooks.generateTestHeaderString({ payload, secret: 'whsec_other' });
+    const forgedResponse = await sendWebhook(t, payload, forged).expect(400);
+    expect(forgedResponse.body.data.errors[0]).toMatchObject({
+      field: 'Stripe-Signature',
+      rule: 'signature',
+    });
+    const stale = signer.webhooks.generateTestHeaderString({
+      payload,
+      secret: WEBHOOK_SECRET,
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
+    await sendWebhook(t, payload, stale).expect(400);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'pending' });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    expect(
+      await t.dataSource.query('SELECT id FROM payment_provider_events WHERE id = ?', [
+        JSON.parse(payload).id,
+      ]),
+    ).toEqual([]);
+  });
+
+  it('an amount different from the order never marks it paid: flagged and counted', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const before = (await scrape(t.url)).value('commerce_payment_amount_mismatches_total') ?? 0;
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.succeeded', {
+        ...intentOf(ref),
+        status: 'succeeded',
+        amount: 100,
+        amount_received: 100,
+      }),
+    ).expect(200);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'pending', flag: 'amount_mismatch' });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    expect((await scrape(t.url)).value('commerce_payment_amount_mismatches_total')).toBe(before + 1);
+  });
+
+  it('a failure then a success on retry ends paid; a refund event before its success event ends refunded', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.payment_failed', {
+        ...intentOf(ref),
+        last_payment_error: { code: 'card_declined' },
+      }),
+    ).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'failed' });
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+
+    const second = await place();
+    const ref2 = await intentIdOf(second);
+    const metadata = intentOf(ref2).metadata;
+    await sendWebhook(
+      t,
+      stripeEvent('charge.refunded', {
+        id: 'ch_1',
+        object: 'charge',
+        amount: 2500,
+        amount_refunded: 2500,
+        currency: 'usd',
+        payment_intent: ref2,
+        metadata,
+      }),
+    ).expect(200);
+    await sendWebhook(t, succeededEvent(intentOf(ref2))).expect(200);
+    expect(await paymentRow(second)).toMatchObject({ status: 'refunded' });
+    expect(await orderRow(second)).toEqual({ status: 'pending', payment_status: 'refunded' });
+  });
+
+  it('the success webhook arriving before the create call returns leaves the payment paid', async () => {
+    const orderId = await place();
+    stripe.onCreate(async (intent) => {
+      await sendWebhook(t, succeededEvent(intent)).expect(200);
+    });
+    try {
+      const created = await pay(orderId).expect(201);
+      expect(created.body.data).toMatchObject({
+        status: 'paid',
+        client_secret: expect.stringMatching(/^pi_/),
+      });
+    } finally {
+      stripe.onCreate(null);
+    }
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
+  it('refunds: partial then the rest, never more than paid; Idempotency-Key replays; payment_status follows', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    const refund = (body: object, key?: string) => {
+      const r = request(t.url)
+        .post(`/api/v1/admin/orders/${orderId}/refunds`)
+        .auth(admin.token, { type: 'bearer' });
+      if (key !== undefined) r.set('Idempotency-Key', key);
+      return r.send(body);
+    };
+    const first = await refund({ amount: 10, reason: 'one cup broken' }, 'refund-a').expect(201);
+    expect(first.body.data).toMatchObject({ amount: 10, status: 'succeeded', reason: 'one cup broken' });
+    const sent = stripe.sent.filter((r) => r.path === '/v1/refunds');
+    expect(sent).toHaveLength(1);
+    expect(sent[0].form.get('amount')).toBe('1000');
+    expect(sent[0].form.get('payment_intent')).toBe(ref);
+    expect(sent[0].idempotencyKey).toBe(`refund-${first.body.data.id}`);
+    expect((await refund({ amount: 10 }, 'refund-a').expect(201)).body.data.id).toBe(first.body.data.id);
+    expect(stripe.sent.filter((r) => r.path === '/v1/refunds')).toHaveLength(1);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'partially_refunded' });
+    const tooMuch = await refund({ amount: 15.01 }).expect(400);
+    expect(tooMuch.body.data.errors[0]).toMatchObject({ field: 'amount', rule: 'max' });
+    await refund({}).expect(201);
+    expect(await paymentRow(orderId)).toMatchObject({
+      status: 'refunded',
+      refunded_cents: expect.anything(),
+    });
+    expect(Number((await paymentRow(orderId)).refunded_cents)).toBe(2500);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'refunded' });
+    const listed = await request(t.url)
+      .get(`/api/v1/admin/orders/${orderId}/refunds`)
+      .auth(admin.token, { type: 'bearer' })
+      .expect(200);
+    expect(listed.body.data.map((r: { amount: number }) => r.amount)).toEqual([10, 15]);
+    await request(t.url)
+      .get(`/api/v1/admin/orders/${orderId}/refunds`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(403);
+  });
+
+  it('cancelling an order cancels its PaymentIntent; a cancelled order never becomes paid', async () => {
+    const orderId = await place();
+    const payment = (await pay(orderId).expect(201)).body.data;
+    await request(t.url)
+      .post(`/api/v1/orders/${orderId}/cancel`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    const ref = (await paymentRow(orderId)).provider_ref as string;
+    const deadline = Date.now() + 10_000;
+    while ((await paymentRow(orderId)).status !== 'cancelled' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'cancelled' });
+    const cancel = stripe.sent.find((r) => r.path === `/v1/payment_intents/${ref}/cancel`)!;
+    expect(cancel.idempotencyKey).toBe(`payment-${payment.id}-cancel`);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+  });
+
+  it('payment_intent.canceled cancels the payment (the order waits for another); an event of no interest is 200 and ignored', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.canceled', { ...intentOf(ref), status: 'canceled' }),
+    ).expect(200);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'cancelled' });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    const next = await pay(orderId).expect(201);
+    expect(next.body.data).toMatchObject({ status: 'pending', client_secret: expect.stringMatching(/^pi_/) });
+    expect(next.body.data.client_secret).not.toContain(ref);
+    const ignored = await sendWebhook(
+      t,
+      stripeEvent('customer.created', { id: 'cus_1', object: 'customer' }),
+    );
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.data).toEqual({ received: true, applied: false });
+  });
+
+  it('an order cancelled while its intent already succeeded keeps the money flagged for a refund and stays cancelled', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
+    await request(t.url)
+      .post(`/api/v1/orders/${orderId}/cancel`)
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    const deadline = Date.now() + 10_000;
+    while ((await paymentRow(orderId)).status === 'pending' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid', flag: 'paid_after_cancel' });
+    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+  });
+
+  it('a guest pays a guest order with its X-Order-Token; a wrong token is 404, no token 401', async () => {
+    const cart = (await request(t.url).post('/api/v1/carts').expect(201)).body.data;
+    const withCart = (req: request.Test) => req.set('X-Cart-Token', cart.cart_token);
+    await withCart(request(t.url).post(`/api/v1/carts/${cart.id}/items`))
+      .send({ product_id: productId, quantity: 2 })
+      .expect(201);
+    await withCart(request(t.url).put(`/api/v1/carts/${cart.id}`))
+      .send({
+        email: 'guest@example.com',
+        shipping_address: {
+          name: 'Jane Doe',
+          line1: '1 Main St',
+          city: 'Springfield',
+          postal_code: '62701',
+          country: 'US',
+        },
+      })
+      .expect(200);
+    const order = (
+      await withCart(request(t.url).post(`/api/v1/carts/${cart.id}/checkout`))
+        .send({ payment_method: 'credit_card' })
+        .expect(201)
+    ).body.data;
+    await request(t.url).post(`/api/v1/orders/${order.id}/payments`).expect(401);
+    await request(t.url)
+      .post(`/api/v1/orders/${order.id}/payments`)
+      .set('X-Order-Token', 'wrong')
+      .expect(404);
+    await pay(order.id).expect(404);
+    const payment = (
+      await request(t.url)
+        .post(`/api/v1/orders/${order.id}/payments`)
+        .set('X-Order-Token', order.order_token)
+        .expect(201)
+    ).body.data;
+    expect(payment).toMatchObject({
+      order_id: order.id,
+      provider: 'stripe',
+      status: 'pending',
+      amount: order.total_amount,
+    });
+    const ref = (payment.client_secret as string).split('_secret')[0];
+    expect(intentOf(ref).amount).toBe(Math.round(order.total_amount * 100));
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.succeeded', {
+        ...intentOf(ref),
+        status: 'succeeded',
+        amount_received: intentOf(ref).amount,
+      }),
+    ).expect(200);
+    const listed = await request(t.url)
+      .get(`/api/v1/orders/${order.id}/payments`)
+      .set('X-Order-Token', order.order_token)
+      .expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: payment.id, status: 'paid' })]);
+    expect(await orderRow(order.id)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
+  it('reconciliation reads back a payment whose webhook never came; an abandoned one is read once per PAYMENT_RECONCILE_AFTER', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const abandoned = await place();
+    const abandonedRef = await intentIdOf(abandoned);
+    Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
+    const reads = (id: string) =>
+      stripe.sent.filter((r) => r.method === 'GET' && r.path === `/v1/payment_intents/${id}`);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await t.app.get(PaymentsService).reconcile();
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid' });
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+    expect(reads(ref).length).toBeGreaterThanOrEqual(1);
+    expect(reads(abandonedRef)).toHaveLength(1);
+    await t.app.get(PaymentsService).reconcile();
+    expect(reads(abandonedRef)).toHaveLength(1);
+    expect(await paymentRow(abandoned)).toMatchObject({ status: 'pending' });
+  });
+
+  it('manual: the payment has no client secret and becomes paid with the admin status change', async () => {
+    const orderId = await place('bank_transfer');
+    const payment = (await pay(orderId).expect(201)).body.data;
+    expect(payment).toMatchObject({ provider: 'manual', status: 'pending', client_secret: null });
+    await request(t.url)
+      .patch(`/api/v1/orders/${orderId}/status`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ status: 'paid', payment_status: 'paid' })
+      .expect(200);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid' });
+    const cancel = await request(t.url)
+      .patch(`/api/v1/orders/${orderId}/status`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ status: 'cancelled' })
+      .expect(400);
+    expect(cancel.body.data.errors[0]).toMatchObject({ field: 'status', rule: 'refundRequired' });
+    const methods = await request(t.url)
+      .get('/api/v1/payment-methods')
+      .auth(buyer.token, { type: 'bearer' })
+      .expect(200);
+    expect(methods.body.data.providers).toMatchObject({ credit_card: 'stripe', bank_transfer: 'manual' });
+  });
+});
+
+describe('payments across order expiry and two instances', () => {
+  let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let t: TestApp;
+  let second: TestApp;
+  let admin: Account;
+  let buyer: Account;
+  let productId: number;
+  const env = () => ({
+    ...ADMIN_ENV,
+    PAYMENT_PROVIDERS: 'credit_card:stripe',
+    STRIPE_SECRET_KEY: 'sk_test_service',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: stripe.url,
+    // Expiry is run by the test itself, below.
+    ORDER_PENDING_TTL: '1',
+    ORDER_EXPIRY_INTERVAL: '1h',
+  });
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    t = await startTestApp(env());
+    second = await startTestApp({ ...env(), DATABASE_URL: t.databaseUrl });
+    admin = await loginAdmin(t);
+    buyer = await createAccount(t);
+    productId = (await createProduct(t, admin.token, { stock: 100, price: 12.5 })).id;
+  });
+
+  afterAll(async () => {
+    await second.close();
+    await t.close();
+    await stripe.close();
+  });
+
+  const placeAndPay = async () => {
+    const orderId = (
+      await request(t.url)
+        .post('/api/v1/orders')
+        .auth(buyer.token, { type: 'bearer' })
+        .send({
+          items: [{ product_id: productId, quantity: 2 }],
+          shipping_address: '1 Main St',
+          payment_method: 'credit_card',
+        })
+        .expect(201)
+    ).body.data.id as number;
+    const payment = (
+      await request(t.url)
+        .post(`/api/v1/orders/${orderId}/payments`)
+        .auth(buyer.token, { type: 'bearer' })
+        .expect(201)
+    ).body.data;
+    const [{ provider_ref: ref }] = await t.dataSource.query(
+      'SELECT provider_ref FROM payments WHERE id = ?',
+      [payment.id],
+    );
+    return { orderId, paymentId: payment.id as number, ref: ref as string };
+  };
+  const stateOf = async (orderId: number) =>
+    (
+      await t.dataSource.query(
+        'SELECT o.status, o.payment_status, p.status AS payment FROM orders o JOIN payments p ON p.order_id = o.id WHERE o.id = ?',
+        [orderId],
+      )
+    )[0];
+
+  it('expiry skips an order whose payment is authorized and cancels the PaymentIntent of one it expires', async () => {
+    const authorized = await placeAndPay();
+    const waiting = await placeAndPay();
+    await sendWebhook(
+      t,
+      stripeEvent('payment_intent.amount_capturable_updated', {
+        ...stripe.intents.get(authorized.ref)!,
+        status: 'requires_capture',
+      }),
+    ).expect(200);
+    expect(await stateOf(authorized.orderId)).toEqual({
+      status: 'pending',
+      payment_status: 'pending',
+      payment: 'authorized',
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await t.app.get(OrdersService).expirePending()).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while ((await stateOf(waiting.orderId)).payment !== 'cancelled' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await stateOf(waiting.orderId)).toEqual({
+      status: 'cancelled',
+      payment_status: 'pending',
+      payment: 'cancelled',
+    });
+    expect(stripe.intents.get(waiting.ref)!.status).toBe('canceled');
+    expect(stripe.sent.some((r) => r.path === `/v1/payment_intents/${authorized.ref}/cancel`)).toBe(false);
+    expect(await stateOf(authorized.orderId)).toMatchObject({ status: 'pending', payment: 'authorized' });
+  });
+
+  it('the same webhook reaching two instances at once is applied once', async () => {
+    const { orderId, ref } = await placeAndPay();
+    const payload = succeededEvent(stripe.intents.get(ref)!);
+    const [a, b] = await Promise.all([sendWebhook(t, payload), sendWebhook(second, payload)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect([a.body.data.applied, b.body.data.applied].sort()).toEqual([false, true]);
+    expect(await stateOf(orderId)).toEqual({ status: 'paid', payment_status: 'paid', payment: 'paid' });
+    const paidEvents = await t.dataSource.query(
+      "SELECT id FROM outbox_events WHERE type = 'order.paid' AND data LIKE ?",
+      [`%"order":{"id":${orderId},%`],
+    );
+    expect(paidEvents).toHaveLength(1);
+    expect(
+      await t.dataSource.query('SELECT id FROM payment_provider_events WHERE id = ?', [
+        JSON.parse(payload).id,
+      ]),
+    ).toHaveLength(1);
+  });
+});
+
+describe('the Stripe webhook is rate limited like every public entry point (THROTTLE_LIMIT=3)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      THROTTLE_LIMIT: '3',
+      STRIPE_SECRET_KEY: 'sk_test_service',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      // Never called: only signatures are checked here.
+      STRIPE_API_URL: 'http://127.0.0.1:9',
+    });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 429 once the client has used up the general limit, before checking the signature', async () => {
+    const payload = stripeEvent('payment_intent.succeeded', { id: 'pi_x', object: 'payment_intent' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await sendWebhook(t, payload, 't=1,v1=forged')).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+    expect(await t.dataSource.query('SELECT id FROM payment_provider_events')).toEqual([]);
+  });
+});
