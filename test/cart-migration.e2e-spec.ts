@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { buildDataSourceOptions } from '../src/database/data-source-options.js';
 import { migrations } from '../src/database/migrations/index.js';
+import { revertThrough } from './support/migrations.js';
 import { createTestDatabase } from './support/test-app.js';
 
 /** Whether orders.user_id takes NULL, as the database itself says. */
@@ -53,7 +54,7 @@ describe('carts migration', () => {
   });
 
   it('down removes guest orders and makes user_id NOT NULL again; up again restores it', async () => {
-    await db.undoLastMigration({ transaction: 'each' });
+    await revertThrough(db, 'CreateCarts1763802500000', { transaction: 'each' });
     expect(await userIdNullable(db)).toBe(false);
     const [{ n }] = await db.query("SELECT COUNT(*) AS n FROM orders WHERE order_number = 'ORD-G'");
     expect(Number(n)).toBe(0);

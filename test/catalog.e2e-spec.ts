@@ -81,7 +81,11 @@ describe('anonymous catalogue with CATALOG_PUBLIC=true', () => {
     expect(res.body).toEqual({
       code: 200,
       message: 'OK',
-      data: { payment_methods: ['paypal', 'cash_on_delivery'] },
+      data: {
+        payment_methods: ['paypal', 'cash_on_delivery'],
+        // Methods not named in PAYMENT_PROVIDERS are confirmed by an admin.
+        providers: { paypal: 'manual', cash_on_delivery: 'manual' },
+      },
     });
     const doc = (await request(t.url).get('/api/docs-json').expect(200)).body;
     expect(doc.components.schemas.CreateOrderDto.properties.payment_method.enum).toEqual([

@@ -5,6 +5,7 @@ import { OrphanUploadRemoval } from '../src/upload/orphan-upload-removal.js';
 import { UploadStorage } from '../src/upload/upload-storage.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { concurrentClient } from './support/http.js';
+import { revertThrough } from './support/migrations.js';
 import { sampleFile } from './support/multipart.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -497,7 +498,7 @@ describe('product images, slugs, id batches and search over variants', () => {
     it('reverts and applies again: slugs backfilled in id order, image as first image, search text from variants', async () => {
       const migration = 'AddProductImagesSlugsAndSearchText1763802400000';
       const image = await upload();
-      await t.dataSource.undoLastMigration();
+      await revertThrough(t.dataSource, migration);
       const names: Array<{ name: string }> = await t.dataSource.query(
         'SELECT name FROM migrations ORDER BY id DESC LIMIT 1',
       );

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner, Table } from 'typeorm';
+import { changeTable } from '../table-changes.js';
 import { datetimeColumn } from '../timestamps.js';
 
 /**
@@ -53,6 +54,7 @@ export class CreateAccountTokens1763801300000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.dropTable('account_tokens');
-    await queryRunner.dropColumn('users', 'email_verified');
+    // In place: TypeORM's dropColumn rebuilds `users` on SQLite, which fails once other tables reference it.
+    await changeTable(queryRunner, 'users', { dropColumns: ['email_verified'] });
   }
 }
