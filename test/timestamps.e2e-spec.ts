@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { ColumnMetadata, EntityMetadata } from 'typeorm';
+import type { EntityMetadata } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { sampleFile } from './support/multipart.js';
 import { orderBody, postOrder } from './support/orders.js';
