@@ -15,6 +15,11 @@ import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from '.
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+interface Order {
+  id: number;
+  order_number: string;
+}
+
 interface OutboxRow {
   id: string;
   type: string;
@@ -38,6 +43,10 @@ describe('order events while the job queue’s Redis is killed and started again
   let database: { url: string; drop(): Promise<void> };
   let dataSource: DataSource;
   const instances: AppProcess[] = [];
+  let endpoints: Record<'/first' | '/second', { id: number; secret: string }>;
+  let email: string;
+  let place: (i: number) => Promise<Order>;
+  const orders: Order[] = [];
 
   beforeAll(async () => {
     buildService();
@@ -67,6 +76,27 @@ describe('order events while the job queue’s Redis is killed and started again
     instances.push(await startAppProcess(env));
     dataSource = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url })));
     await dataSource.initialize();
+
+    const [a, b] = instances;
+    const admin = await loginAdmin(a);
+    const register = async (path: string) =>
+      (
+        await request(a.url)
+          .post('/api/v1/admin/webhooks')
+          .auth(admin.token, { type: 'bearer' })
+          .send({ url: `${receiver.url}${path}`, events: ['order.created'] })
+          .expect(201)
+      ).body.data as { id: number; secret: string };
+    endpoints = { '/first': await register('/first'), '/second': await register('/second') };
+    const customer = await createAccount(a);
+    email = `${customer.username}@example.com`;
+    const product = await createProduct(a, admin.token, { stock: 100 });
+    place = async (i) => {
+      const order = (await placeOrder(i % 2 === 0 ? a : b, customer.token, [[product.id, 1]]).expect(201))
+        .body.data as Order;
+      orders.push(order);
+      return order;
+    };
   }, 120_000);
 
   afterAll(async () => {
@@ -78,61 +108,42 @@ describe('order events while the job queue’s Redis is killed and started again
     await database?.drop();
   });
 
-  it('every order placed before or during the outage has its webhooks (once) and its e-mail after Redis returns', async () => {
-    const [a, b] = instances;
-    const admin = await loginAdmin(a);
-    const register = async (path: string) =>
-      (
-        await request(a.url)
-          .post('/api/v1/admin/webhooks')
-          .auth(admin.token, { type: 'bearer' })
-          .send({ url: `${receiver.url}${path}`, events: ['order.created'] })
-          .expect(201)
-      ).body.data as { id: number; secret: string };
-    const endpoints = { '/first': await register('/first'), '/second': await register('/second') };
-    const customer = await createAccount(a);
-    const email = `${customer.username}@example.com`;
-    const product = await createProduct(a, admin.token, { stock: 100 });
-    const place = async (i: number) =>
-      (await placeOrder(i % 2 === 0 ? a : b, customer.token, [[product.id, 1]]).expect(201)).body.data as {
-        id: number;
-        order_number: string;
-      };
+  const eventsOf = async (some: Order[]) => {
+    const ids = new Set(some.map((order) => order.id));
+    const rows = (await dataSource.query(
+      "SELECT * FROM outbox_events WHERE type = 'order.created'",
+    )) as OutboxRow[];
+    return rows.filter((row) => ids.has(JSON.parse(row.data).order.id));
+  };
+  const confirmations = () => smtp.to(email).filter((mail) => mail.subject.startsWith('Your order '));
+  const subjectOf = (order: Order) => `Your order ${order.order_number}`;
 
-    // Before: Redis is killed right after the last 201, while their events' jobs may still be on their way.
-    const before = [];
-    for (let i = 0; i < 4; i += 1) before.push(await place(i));
-    await redis.kill();
-
-    // During: the API takes orders without Redis; each instance's dispatch of their events fails on the
-    // first job add (JOBS_ADD_TIMEOUT_MS), and the event stays in the outbox for a later dispatch.
-    const during = [];
-    for (let i = 0; i < 4; i += 1) during.push(await place(i));
-    const duringIds = new Set(during.map((order) => order.id));
-    const eventsOf = async (orders: Set<number>) =>
-      (
-        (await dataSource.query("SELECT * FROM outbox_events WHERE type = 'order.created'")) as OutboxRow[]
-      ).filter((row) => orders.has(JSON.parse(row.data).order.id));
-    await eventually(async () => (await eventsOf(duringIds)).every((row) => row.last_error !== null), {
+  /**
+   * Orders placed while Redis is down: the API takes them without it; each instance's dispatch of their events
+   * fails on its first job add (JOBS_ADD_TIMEOUT_MS), and the events stay in the outbox for a later dispatch.
+   */
+  async function placeWhileDown(count: number): Promise<Order[]> {
+    const during: Order[] = [];
+    for (let i = 0; i < count; i += 1) during.push(await place(i));
+    await eventually(async () => (await eventsOf(during)).every((row) => row.last_error !== null), {
       ms: 20_000,
       everyMs: 100,
     });
-    for (const row of await eventsOf(duringIds)) {
+    for (const row of await eventsOf(during)) {
       expect(row.dispatched_at).toBeNull();
       expect(row.last_error).toMatch(
         /^Redis did not take job '(webhook\.deliver|mail\.send)' within JOBS_ADD_TIMEOUT_MS \(1000 ms\)$/,
       );
     }
-    const orderNumbers = new Set(during.map((order) => order.order_number));
-    expect(
-      smtp.to(email).filter((mail) => orderNumbers.has(mail.subject.slice('Your order '.length))),
-    ).toEqual([]);
+    const subjects = new Set(confirmations().map((mail) => mail.subject));
+    expect(during.filter((order) => subjects.has(subjectOf(order)))).toEqual([]);
+    return during;
+  }
 
-    await redis.start();
-    const orders = [...before, ...during];
+  /** Every order so far: its webhooks once per endpoint, its confirmation, its event and deliveries settled. */
+  async function expectEveryOrderDelivered(during: Order[]): Promise<void> {
     await receiver.waitFor('/first', orders.length, 40_000);
     await receiver.waitFor('/second', orders.length, 40_000);
-    const confirmations = () => smtp.to(email).filter((mail) => mail.subject.startsWith('Your order '));
     await eventually(() => new Set(confirmations().map((mail) => mail.subject)).size === orders.length, {
       ms: 40_000,
     });
@@ -153,11 +164,9 @@ describe('order events while the job queue’s Redis is killed and started again
     // again when its lock lapsed during the outage (JOBS_LEASE_MS), as the first order's does when its job is
     // still running at the kill.
     const subjects = confirmations().map((mail) => mail.subject);
-    expect([...new Set(subjects)].sort()).toEqual(
-      orders.map((order) => `Your order ${order.order_number}`).sort(),
-    );
+    expect([...new Set(subjects)].sort()).toEqual(orders.map(subjectOf).sort());
     for (const order of during) {
-      expect(subjects.filter((subject) => subject === `Your order ${order.order_number}`)).toHaveLength(1);
+      expect(subjects.filter((subject) => subject === subjectOf(order))).toHaveLength(1);
     }
 
     // Database: every event dispatched (those of the outage by the sweep, after their failed first dispatch),
@@ -169,9 +178,9 @@ describe('order events while the job queue’s Redis is killed and started again
         ),
       { ms: 5000, everyMs: 100 },
     );
-    const events = await eventsOf(new Set(orders.map((order) => order.id)));
+    const events = await eventsOf(orders);
     expect(events).toHaveLength(orders.length);
-    for (const row of await eventsOf(duringIds)) expect(Number(row.attempts)).toBeGreaterThanOrEqual(2);
+    for (const row of await eventsOf(during)) expect(Number(row.attempts)).toBeGreaterThanOrEqual(2);
     const deliveries = (await dataSource.query(
       'SELECT webhook_id, event_id, status, attempts FROM webhook_deliveries',
     )) as Array<{ webhook_id: number; event_id: string; status: string; attempts: number | string }>;
@@ -187,5 +196,24 @@ describe('order events while the job queue’s Redis is killed and started again
           .sort(),
       ).toEqual(events.map((row) => row.id).sort());
     }
+  }
+
+  it('every order placed before or during the outage has its webhooks (once) and its e-mail after Redis returns', async () => {
+    // Redis is killed right after the last 201, while the jobs of these orders may still be on their way.
+    for (let i = 0; i < 4; i += 1) await place(i);
+    await redis.kill();
+    const during = await placeWhileDown(4);
+    await redis.start();
+    await expectEveryOrderDelivered(during);
+  }, 120_000);
+
+  it('a Redis that returns empty gets the sweeps back: the orders of the outage are delivered all the same', async () => {
+    // A new server, or one without its append-only file: the job schedulers (the outbox and webhook sweeps) are
+    // gone with the rest, and are stored again by each instance when its connection is back.
+    await redis.kill();
+    redis.clear();
+    const during = await placeWhileDown(2);
+    await redis.start();
+    await expectEveryOrderDelivered(during);
   }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,6 +54,11 @@ export class RedisProcess {
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     await exited;
+  }
+
+  /** Deletes what the stopped server had stored: its next start is an empty Redis. */
+  clear(): void {
+    for (const name of readdirSync(this.dir)) rmSync(join(this.dir, name), { recursive: true, force: true });
   }
 
   /** Kills the server and removes its data directory. */
