@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/config/app-config.js';
 import { buildDataSourceOptions } from '../src/database/data-source-options.js';
@@ -11,7 +10,12 @@ import { createProduct } from './support/products.js';
 import { RedisProcess } from './support/redis-server.js';
 import { TestSmtpServer } from './support/smtp-server.js';
 import { createTestDatabase } from './support/test-app.js';
-import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import {
+  hasValidSignature,
+  registerWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './support/webhook-receiver.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -79,14 +83,8 @@ describe('order events while the job queue’s Redis is killed and started again
 
     const [a, b] = instances;
     const admin = await loginAdmin(a);
-    const register = async (path: string) =>
-      (
-        await request(a.url)
-          .post('/api/v1/admin/webhooks')
-          .auth(admin.token, { type: 'bearer' })
-          .send({ url: `${receiver.url}${path}`, events: ['order.created'] })
-          .expect(201)
-      ).body.data as { id: number; secret: string };
+    const register = (path: string) =>
+      registerWebhook(a, admin.token, `${receiver.url}${path}`, ['order.created']);
     endpoints = { '/first': await register('/first'), '/second': await register('/second') };
     const customer = await createAccount(a);
     email = `${customer.username}@example.com`;
