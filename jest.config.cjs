@@ -17,11 +17,12 @@ const common = {
 };
 
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
-// The queue's outage test starts and kills a redis-server of its own (the binary must be installed).
+// The outage tests start and kill a redis-server of their own (the binary must be installed).
 const needsRedis = [
   '<rootDir>/test/scale-out.e2e-spec.ts',
   '<rootDir>/test/redis.e2e-spec.ts',
   '<rootDir>/test/jobs-redis-outage.e2e-spec.ts',
+  '<rootDir>/test/events-redis-outage.e2e-spec.ts',
 ];
 const withoutRedis = !process.env.TEST_REDIS_URL;
 // This one runs Prometheus' `promtool` (Debian package `prometheus`), named by TEST_PROMTOOL (.ci/run sets it).

@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { JobQueue, JobQueueUnavailableError } from '../src/jobs/job-queue.js';
 import { freePort } from './support/app-process.js';
+import { RedisProcess } from './support/redis-server.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 declare module '../src/jobs/job-queue.js' {
@@ -22,52 +17,6 @@ async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<vo
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(25);
-  }
-}
-
-/**
- * A redis-server process of its own (selected by jest.config.cjs with the other Redis tests), killed with
- * SIGKILL and started again on the same port and data directory. It persists as a queue's Redis must: an
- * append-only file written on every command.
- */
-class RedisProcess {
-  private child: ChildProcess | undefined;
-  readonly dir = mkdtempSync(join(tmpdir(), 'commerce-redis-'));
-
-  constructor(readonly port: number) {}
-
-  async start(): Promise<void> {
-    this.child = spawn(
-      'redis-server',
-      [
-        ...['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', ''],
-        ...['--appendonly', 'yes', '--appendfsync', 'always'],
-      ],
-      { stdio: 'ignore' },
-    );
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const probe = new Redis(this.port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        await probe.ping();
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await sleep(50);
-      } finally {
-        probe.disconnect();
-      }
-    }
-  }
-
-  async kill(): Promise<void> {
-    const child = this.child!;
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGKILL');
-    await exited;
   }
 }
 
@@ -97,8 +46,7 @@ describe('BullMQ while its Redis is killed and started again', () => {
 
   afterAll(async () => {
     await t?.close();
-    await redis?.kill();
-    rmSync(redis.dir, { recursive: true, force: true });
+    await redis?.remove();
   });
 
   it('runs once each job Redis held when it died and each job added while it was down', async () => {

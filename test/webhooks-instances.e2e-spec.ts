@@ -10,7 +10,12 @@ import { buildService, startAppProcess, type AppProcess } from './support/app-pr
 import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { createTestDatabase, startTestApp, type TestApp } from './support/test-app.js';
-import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import {
+  hasValidSignature,
+  registerWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './support/webhook-receiver.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
 const queues = [
@@ -51,14 +56,8 @@ describe.each(queues)('two instances on one database, with %s', (_name, queueEnv
 
   it('each event is delivered once per endpoint, whichever instance committed it', async () => {
     const admin = await loginAdmin(a);
-    const register = async (path: string) =>
-      (
-        await request(a.url)
-          .post('/api/v1/admin/webhooks')
-          .auth(admin.token, { type: 'bearer' })
-          .send({ url: `${receiver.url}${path}`, events: ['order.created'] })
-          .expect(201)
-      ).body.data as { id: number; secret: string };
+    const register = (path: string) =>
+      registerWebhook(a, admin.token, `${receiver.url}${path}`, ['order.created']);
     const first = await register('/first');
     const second = await register('/second');
     const customer = await createAccount(a);

@@ -25,6 +25,8 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
   private readonly starts: Array<() => void> = [];
   /** Job and schedule names this instance has a worker for. */
   private readonly handled = new Set<string>();
+  /** Stores each schedule's job scheduler in Redis (upsert: harmless when it is there already). */
+  private readonly schedulers: Array<() => void> = [];
   private started = false;
 
   constructor(
@@ -36,6 +38,13 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
     this.connection = redis.createQueueClient();
     this.prefix = `${redis.keyPrefix}bull`;
     metrics.countJobs = () => this.counts();
+    // A Redis that comes back without its data (no append-only file, or a new server) has lost the job
+    // schedulers, which are otherwise stored only at start-up: the outbox and webhook sweeps would never run again.
+    let connectedBefore = false;
+    this.connection.on('ready', () => {
+      if (connectedBefore) for (const store of this.schedulers) store();
+      connectedBefore = true;
+    });
   }
 
   /**
@@ -97,15 +106,18 @@ export class BullJobQueue extends JobQueue implements OnApplicationBootstrap, Be
         }
       });
       // Waits for Redis when it is away at start-up; the start does not.
-      this.queue(name)
-        .upsertJobScheduler(
-          name,
-          { every: everyMs },
-          { name, opts: { removeOnComplete: true, removeOnFail: true } },
-        )
-        .catch((error: Error) =>
-          this.logger.error({ msg: 'Scheduling a job failed', job: name, error: error.message }),
-        );
+      const store = () =>
+        void this.queue(name)
+          .upsertJobScheduler(
+            name,
+            { every: everyMs },
+            { name, opts: { removeOnComplete: true, removeOnFail: true } },
+          )
+          .catch((error: Error) =>
+            this.logger.error({ msg: 'Scheduling a job failed', job: name, error: error.message }),
+          );
+      this.schedulers.push(store);
+      store();
     });
   }
 

@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import request from 'supertest';
 
 export interface ReceivedWebhook {
   path: string;
@@ -86,4 +87,19 @@ export function hasValidSignature(secret: string, request: ReceivedWebhook): boo
       const given = Buffer.from(value ?? '', 'base64');
       return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
     });
+}
+
+/** Registers a webhook to `url` for `events` as the admin holding `token`; gives its id and secret. */
+export async function registerWebhook(
+  t: { url: string },
+  token: string,
+  url: string,
+  events: string[],
+): Promise<{ id: number; secret: string }> {
+  const response = await request(t.url)
+    .post('/api/v1/admin/webhooks')
+    .auth(token, { type: 'bearer' })
+    .send({ url, events })
+    .expect(201);
+  return response.body.data;
 }
