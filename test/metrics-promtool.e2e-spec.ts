@@ -44,7 +44,7 @@ describe('the /metrics exposition checked by promtool', () => {
       .get(`/api/v1/products/${product.id}`)
       .auth(buyer.token, { type: 'bearer' })
       .expect(200);
-    await request(t.url).get('/api/v1/products/abc').auth(buyer.token, { type: 'bearer' }).expect(400);
+    await request(t.url).get('/api/v1/products/1.5').auth(buyer.token, { type: 'bearer' }).expect(400);
     await request(t.url).get('/api/v1/unknown').expect(404);
     let status = 0;
     while (status !== 429) {
