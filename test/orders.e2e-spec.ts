@@ -394,6 +394,8 @@ describe('orders', () => {
       const product = await createProduct(t, admin.token, { stock: 10 });
       const placed = (await placeOrder(buyer, order([[product.id, 4]])).expect(201)).body.data;
       expect(await stockOf(product.id)).toBe(6);
+      // Events are dispatched after the commit: let the placement's event arrive before counting the cancel's.
+      await eventually(() => events.some((e) => e.name === 'order.created' && e.payload.order.id === placed.id));
       await api()
         .post(`/api/v1/orders/${placed.id}/cancel`)
         .auth(other.token, { type: 'bearer' })
@@ -406,6 +408,7 @@ describe('orders', () => {
       expect(res.body.data).toMatchObject({ id: placed.id, status: 'cancelled', payment_status: 'pending' });
       expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(placed.updated_at));
       expect(await stockOf(product.id)).toBe(10);
+      await eventually(() => events.length > 0);
       expect(events).toEqual([
         {
           name: 'order.updated',
