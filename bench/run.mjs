@@ -506,6 +506,9 @@ async function main() {
     THROTTLE_LIMIT: '1000000000',
     THROTTLE_AUTH_LIMIT: '1000000000',
     DATABASE_MIGRATIONS_RUN: 'false',
+    // 32 connections searching at once are more than SEARCH_CONCURRENCY (5) + SEARCH_QUEUE (20 by default): the
+    // rest would be 429s. Searches are bounded, so a longer queue only waits a few milliseconds per turn.
+    SEARCH_QUEUE: '64',
   };
   let scenarios = allScenarios(tokens);
   if (options.only !== null) {

@@ -85,6 +85,8 @@ describe('anonymous catalogue with CATALOG_PUBLIC=true', () => {
         payment_methods: ['paypal', 'cash_on_delivery'],
         // Methods not named in PAYMENT_PROVIDERS are confirmed by an admin.
         providers: { paypal: 'manual', cash_on_delivery: 'manual' },
+        // CURRENCY (default usd): the one currency of every amount, so front ends can format prices.
+        currency: 'usd',
       },
     });
     const doc = (await request(t.url).get('/api/docs-json').expect(200)).body;

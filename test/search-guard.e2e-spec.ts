@@ -97,7 +97,7 @@ describe('search cost bounds', () => {
         ],
       },
     });
-    // Only short words (a scan of the visible products, once), and short words beside an indexed one.
+    // Only short words, and short words beside a longer one: words like any other in the word index.
     const onlyShort = await search(t, 'tv 55 in');
     expect({ status: onlyShort.status, ids: onlyShort.body.data.map((p: { id: number }) => p.id) }).toEqual({
       status: 200,

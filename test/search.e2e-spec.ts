@@ -100,7 +100,14 @@ describe('product search and cursor pagination', () => {
     it('no match is an empty page with true meta', async () => {
       const body = await search('zzzz');
       expect(body.data).toEqual([]);
-      expect(body.meta).toEqual({ page: 1, page_size: 10, total: 0, total_page: 0, next_cursor: null });
+      expect(body.meta).toEqual({
+        page: 1,
+        page_size: 10,
+        total: 0,
+        total_exact: true,
+        total_page: 0,
+        next_cursor: null,
+      });
     });
 
     it('words shorter than the full-text minimum and stopwords still match as words', async () => {
@@ -191,7 +198,14 @@ describe('product search and cursor pagination', () => {
       expect(ids(await search('teapot', '&sort=-id'))).toEqual([second, first]);
       const paged = await search('kettle', '&page=2&page_size=2');
       expect(ids(paged)).toEqual([once]);
-      expect(paged.meta).toEqual({ page: 2, page_size: 2, total: 3, total_page: 2, next_cursor: null });
+      expect(paged.meta).toEqual({
+        page: 2,
+        page_size: 2,
+        total: 3,
+        total_exact: true,
+        total_page: 2,
+        next_cursor: null,
+      });
     });
 
     it('search combines with category, price and stock filters', async () => {

@@ -9,6 +9,9 @@ import { createHash, createSecretKey, randomBytes, randomUUID } from 'node:crypt
 import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { URL } from 'node:url';
+// The service's search: its tokenizer and its SQL (from the build), so that the baselines run the same plans.
+import * as productSearch from '../../dist/src/products/product-search.js';
+import { normalizedWords } from '../../dist/src/products/product-words.js';
 
 const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -31,6 +34,8 @@ export function loadConfig(env = process.env) {
     jwtExpiresIn: Number(expires[1]) * DURATION_UNITS[expires[2] || 's'],
     refreshTtlSeconds: 30 * 86400,
     pageSizeMax: Number(env.PAGE_SIZE_MAX ?? 100),
+    searchTotalLimit: Number(env.SEARCH_TOTAL_LIMIT ?? 10_000),
+    searchRankLimit: Number(env.SEARCH_RANK_LIMIT ?? 500),
     paymentMethods: (env.PAYMENT_METHODS ?? DEFAULT_PAYMENT_METHODS).split(',').map((m) => m.trim()),
     maxPendingPerUser: Number(env.ORDER_MAX_PENDING_PER_USER ?? 20),
   };
@@ -250,37 +255,55 @@ export function createHandlers(config, pool) {
     return { status: 200, body: envelope(200, { ...toProduct(rows[0], images), options: [], variants: [] }) };
   }
 
-  let minTokenSize;
   /** List totals per filter: { generation, total, countedAt }, least recently used first. */
   const totals = new Map();
   const TOTALS_TTL_MS = 60_000;
+  /** Each search term's postings counted (product-list.query.ts), kept for a minute. */
+  const postingCounts = new Map();
 
-  /** The service's search condition on MySQL (product-list.query.ts): MATCH for indexed words, REGEXP for short ones. */
-  async function searchSql(search, where, params) {
-    const words = search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
-    if (words.length === 0) {
-      where.push('1 = 0');
-      return { score: '0', scoreParams: [] };
-    }
-    minTokenSize ??= pool
-      .query('SELECT @@innodb_ft_min_token_size AS size')
-      .then(([rows]) => Number(rows[0].size));
-    const min = await minTokenSize;
-    const terms = [];
-    words.forEach((word, i) => {
-      const last = i === words.length - 1;
-      if ([...word].length >= min) {
-        terms.push(`+${word}${last ? '*' : ''}`);
-      } else {
-        where.push(`CONCAT_WS(' ', p.name, p.description, p.search_text) REGEXP ?`);
-        params.push(`\\b${word}${last ? '' : '\\b'}`);
-      }
+  async function postingsCount(term, cap) {
+    const key = `${cap}${term.prefix ? '*' : '='}${term.word}`;
+    const known = postingCounts.get(key);
+    if (known !== undefined && Date.now() - known.countedAt < 60_000) return known.count;
+    const { sql, params } = productSearch.postingsCountSql(term, cap);
+    const [rows] = await pool.query(sql, params);
+    postingCounts.set(key, { count: Number(rows[0].n), countedAt: Date.now() });
+    if (postingCounts.size > 10_000) postingCounts.delete(postingCounts.keys().next().value);
+    return Number(rows[0].n);
+  }
+
+  const termPostings = (terms) => productSearch.termPostings(terms, config.searchRankLimit, postingsCount);
+
+  /** A search's count when only the visibility filters it: in the word index alone (product-list.query.ts). */
+  async function countInWords(words, active) {
+    const terms = productSearch.searchTerms(words);
+    const counts = await termPostings(terms);
+    const { sql, params } = productSearch.wordsCountSql(terms, productSearch.driverOf(terms, counts), {
+      mysql: true,
+      active: active ? true : undefined,
+      cap: config.searchTotalLimit + 1,
     });
-    if (terms.length === 0) return { score: '0', scoreParams: [] };
-    const match = 'MATCH (p.name, p.description, p.search_text) AGAINST (? IN BOOLEAN MODE)';
-    where.unshift(match);
-    params.unshift(terms.join(' '));
-    return { score: match, scoreParams: [terms.join(' ')] };
+    return pool.query(sql, params);
+  }
+
+  /** The service's search plan and SQL (product-list.query.ts) for a relevance page (`score`) or the count. */
+  async function searchParts(words, where, params, score, visibility) {
+    const terms = productSearch.searchTerms(words);
+    const counts = await termPostings(terms);
+    const plan = productSearch.searchPlan(counts, config.searchRankLimit, {
+      relevance: true,
+      fewProducts: false,
+    });
+    const search = productSearch.searchSql(terms, plan, productSearch.driverOf(terms, counts), {
+      mysql: true,
+      score,
+      ...visibility,
+    });
+    // Reading no product row, the visibility is the rank band (and there is no other filter).
+    if (search.wordsOnly) where.length = 0;
+    where.push(...search.where);
+    params.push(...search.whereParams);
+    return search;
   }
 
   /**
@@ -318,47 +341,85 @@ export function createHandlers(config, pool) {
       where.push('p.category_id = ?');
       params.push(queryInteger('category_id', query.category_id, 1, INT_MAX));
     }
-    const { score, scoreParams } = searching
-      ? await searchSql(query.search, where, params)
-      : { score: '0', scoreParams: [] };
-    const filter = where.join(' AND ');
+    const words = searching ? normalizedWords(query.search) : [];
+    if (searching && words.length === 0) where.push('1 = 0');
+    const searched = searching && words.length > 0;
+    if (searching && page > 1 && (page - 1) * pageSize >= config.searchTotalLimit) {
+      throw badRequest(
+        `page must be at most ${Math.ceil(config.searchTotalLimit / pageSize)} with page_size ${pageSize}`,
+      );
+    }
+    // As the service: the visibility in the word index's rank band; no product row read without other filters.
+    const visibility = {
+      active: user.role !== 'admin' ? true : undefined,
+      wordsOnly: query.category_id === undefined,
+    };
+    const pageWhere = [...where];
+    const pageParams = [...params];
+    const search = searched
+      ? await searchParts(words, pageWhere, pageParams, true, visibility)
+      : { id: 'p.id', from: '', fromParams: [], score: '0', scoreParams: [], productsFirst: true };
+    const from = search.productsFirst ? `products p${search.from}` : search.from;
     const keyset = after === undefined ? '' : ' AND p.id > ?';
     const offset = after === undefined ? (page - 1) * pageSize : 0;
-    const order = sort === 'relevance' ? 'score DESC, p.id ASC' : 'p.id ASC';
-    // A search by page counts its matches in the page's statement, as the service does on MySQL.
-    const countMatches = searching && after === undefined;
+    const ordered = search.postingsOrder;
+    const order = ordered?.inner ?? (sort === 'relevance' ? `score DESC, ${search.id} ASC` : 'p.id ASC');
+    const outerOrder = ordered?.outer ?? (sort === 'relevance' ? 'page.score DESC, p.id ASC' : order);
     // Deferred join, as the service: the page's ids from the index, then those rows only.
     const [rows] = await pool.query(
-      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
-        `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} FROM products p WHERE ${filter}${keyset} ` +
-        `ORDER BY ${order} LIMIT ? OFFSET ?) page ON page.id = p.id ` +
-        `ORDER BY ${sort === 'relevance' ? 'page.score DESC, p.id ASC' : order}`,
-      [...scoreParams, ...params, ...(after === undefined ? [] : [after]), pageSize + 1, offset],
+      `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')} FROM products p INNER JOIN (` +
+        `SELECT ${search.id} AS id, ${search.score} AS score${ordered ? `, ${ordered.columns}` : ''} FROM ${from} ` +
+        `WHERE ${pageWhere.join(' AND ')}${keyset} ORDER BY ${order} LIMIT ? OFFSET ?) page ON page.id = p.id ` +
+        `ORDER BY ${outerOrder}`,
+      [
+        ...search.scoreParams,
+        ...search.fromParams,
+        ...pageParams,
+        ...(after === undefined ? [] : [after]),
+        pageSize + 1,
+        offset,
+      ],
     );
     const more = rows.length > pageSize;
     if (more) rows.pop();
     // The count only when it cannot be told from the page (as the service decides), and as the service keeps
-    // it (product-list-totals.ts): per filter, under the catalogue generation read before counting.
+    // it (product-list-totals.ts): per filter, under the catalogue generation read before counting; a search's
+    // count stops past SEARCH_TOTAL_LIMIT.
     let total = offset + rows.length;
     if (after !== undefined || more || (rows.length === 0 && offset > 0)) {
-      if (countMatches && rows.length > 0) {
-        total = Number(rows[0].matched);
+      const [[{ generation }]] = await pool.query('SELECT generation FROM catalog_state WHERE id = 1');
+      const key = JSON.stringify([where, params, words]);
+      const known = totals.get(key);
+      totals.delete(key);
+      if (known?.generation === Number(generation) && Date.now() - known.countedAt < TOTALS_TTL_MS) {
+        total = known.total;
+        totals.set(key, known);
       } else {
-        const [[{ generation }]] = await pool.query('SELECT generation FROM catalog_state WHERE id = 1');
-        const key = JSON.stringify([filter, params]);
-        const known = totals.get(key);
-        totals.delete(key);
-        if (known?.generation === Number(generation) && Date.now() - known.countedAt < TOTALS_TTL_MS) {
-          total = known.total;
-          totals.set(key, known);
-        } else {
-          const [counted] = await pool.query(`SELECT COUNT(*) AS n FROM products p WHERE ${filter}`, params);
-          total = Number(counted[0].n);
-          totals.set(key, { generation: Number(generation), total, countedAt: Date.now() });
-          if (totals.size > 10_000) totals.delete(totals.keys().next().value);
-        }
+        const countWhere = [...where];
+        const countParams = [...params];
+        const wordsOnly = searched && query.category_id === undefined;
+        const counted =
+          searched && !wordsOnly
+            ? await searchParts(words, countWhere, countParams, false, visibility)
+            : null;
+        const matches = `FROM ${counted === null ? 'products p' : counted.from} WHERE ${countWhere.join(' AND ')}`;
+        const [rows] = wordsOnly
+          ? await countInWords(words, user.role !== 'admin')
+          : await pool.query(
+              counted === null
+                ? `SELECT COUNT(*) AS n ${matches}`
+                : `SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`,
+              counted === null
+                ? countParams
+                : [...counted.fromParams, ...countParams, config.searchTotalLimit + 1],
+            );
+        total = Number(rows[0].n);
+        totals.set(key, { generation: Number(generation), total, countedAt: Date.now() });
+        if (totals.size > 10_000) totals.delete(totals.keys().next().value);
       }
     }
+    const exact = searching ? { total_exact: total <= config.searchTotalLimit } : {};
+    if (searching) total = Math.min(total, config.searchTotalLimit);
     const nextCursor =
       more && sort === 'id'
         ? Buffer.from(JSON.stringify({ s: 'id', i: rows.at(-1).id })).toString('base64url')
@@ -367,6 +428,7 @@ export function createHandlers(config, pool) {
       page: after === undefined ? page : null,
       page_size: pageSize,
       total,
+      ...exact,
       total_page: Math.ceil(total / pageSize),
       next_cursor: nextCursor,
     };

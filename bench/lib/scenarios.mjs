@@ -59,6 +59,8 @@ export function requestBuilders(tokens) {
         roll < 0.5 ? word : roll < 0.75 ? `${randomWord()} ${word}` : word.slice(0, randomInt(3, 5));
       return searchRequest(req, text);
     },
+    /** The first 1-3 letters of a word of the vocabulary: a prefix shared by many words, as typed letter by letter. */
+    searchPrefix: (req) => searchRequest(req, randomWord().slice(0, randomInt(1, 3))),
     /** One of the ten most frequent words of the catalogue: the expensive end of search. */
     searchCommon: (req) => searchRequest(req, COMMON_WORDS[randomInt(0, COMMON_WORDS.length - 1)]),
     firstPage: (req) => {
@@ -178,6 +180,13 @@ export function scenarios(tokens) {
       target: null,
       connections: 32,
       build: builders.search,
+    },
+    {
+      key: 'search-prefix',
+      title: 'GET /products?search (a prefix of 1-3 letters)',
+      target: null,
+      connections: 32,
+      build: builders.searchPrefix,
     },
     {
       key: 'first',

@@ -148,7 +148,11 @@ async function isSeeded(connection) {
       DATA_SET.orders &&
     (await count(connection, 'SELECT COUNT(DISTINCT category_id) AS n FROM products')) ===
       DATA_SET.categories &&
-    (await connection.query('SELECT name FROM products WHERE id = 1'))[0][0]?.name === FIRST_PRODUCT_NAME
+    (await connection.query('SELECT name FROM products WHERE id = 1'))[0][0]?.name === FIRST_PRODUCT_NAME &&
+    (await count(
+      connection,
+      `SELECT COUNT(*) AS n FROM product_words WHERE product_id = ${DATA_SET.products}`,
+    )) > 0
   );
 }
 
@@ -164,10 +168,14 @@ async function seed(connection, log) {
     timeCost: 2,
     parallelism: 1,
   });
+  // The search's word table, by the service's own tokenizer (from the build).
+  const { productWordRows } = await import('../../dist/src/products/product-words.js');
   await connection.query('SET foreign_key_checks = 0, unique_checks = 0');
-  for (const table of ['sessions', 'order_items', 'orders', 'products', 'users']) {
+  for (const table of ['sessions', 'order_items', 'orders', 'product_words', 'products', 'users']) {
     await connection.query(`TRUNCATE TABLE ${table}`);
   }
+  // The words' index is built once after the rows (a sort) rather than row by row in word order.
+  await connection.query('ALTER TABLE product_words DROP INDEX IDX_product_words_word');
 
   const users = [];
   for (let i = 1; i <= DATA_SET.users; i++) {
@@ -230,8 +238,10 @@ async function seed(connection, log) {
   let inFlight = Promise.resolve();
   for (let start = 1; start <= DATA_SET.products; start += PRODUCT_BATCH) {
     const batch = [];
+    const wordRows = [];
     for (let i = start; i < Math.min(start + PRODUCT_BATCH, DATA_SET.products + 1); i++) {
       const { name, description } = productText(productRandom, i);
+      wordRows.push(...productWordRows(i, { name, description, searchText: null, active: true }));
       names[i] = name;
       prices[i] = 100 + Math.floor(random() * 99_900);
       const created = date(i * 1000);
@@ -254,10 +264,19 @@ async function seed(connection, log) {
       ]);
     }
     await inFlight;
-    inFlight = connection.query(`INSERT INTO products (${productColumns.join(', ')}) VALUES ?`, [batch]);
+    inFlight = connection
+      .query(`INSERT INTO products (${productColumns.join(', ')}) VALUES ?`, [batch])
+      .then(() =>
+        insertRows(connection, 'product_words', ['product_id', 'word', 'weight', '`rank`'], wordRows),
+      );
+    if (start % 100_000 === 1 && start > 1) log(`  products: ${start - 1}`);
   }
   await inFlight;
   log(`  products: ${DATA_SET.products} in ${DATA_SET.categories} categories`);
+  await connection.query(
+    'ALTER TABLE product_words ADD INDEX IDX_product_words_word (word, `rank`, product_id)',
+  );
+  log('  product_words: indexed');
 
   const orders = [];
   const items = [];
@@ -314,7 +333,7 @@ async function seed(connection, log) {
   );
   log(`  orders: ${orders.length} with ${items.length} items`);
   await connection.query('SET foreign_key_checks = 1, unique_checks = 1');
-  await connection.query('ANALYZE TABLE users, products, orders, order_items');
+  await connection.query('ANALYZE TABLE users, products, product_words, orders, order_items');
 }
 
 /** Removes what earlier runs added and restores every product's stock. */
@@ -425,4 +444,66 @@ export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
   } finally {
     await connection.end();
   }
+}
+
+/**
+ * The data set's products (and their words) in an SQLite file at `path`, schema from the service's migrations
+ * (the build in `cwd`); seeded again when its product count differs. Gives the file's DATABASE_URL.
+ */
+export async function seedSqlite(path, cwd) {
+  const url = `sqlite:${path}`;
+  execFileSync(
+    process.execPath,
+    ['node_modules/typeorm/cli.js', 'migration:run', '-d', 'dist/ormconfig.js'],
+    { cwd, env: { ...process.env, DATABASE_URL: url }, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  // The service's own choice of SQLite driver for this Node.js (src/database/sqlite-driver.ts), its tokenizer.
+  const { loadSqliteDriver } = await import('../../dist/src/database/sqlite-driver.js');
+  const { productWordRows } = await import('../../dist/src/products/product-words.js');
+  const Database = await loadSqliteDriver();
+  const db = new Database(path);
+  const { n } = db.prepare('SELECT COUNT(*) AS n FROM products').get();
+  const { words } = db
+    .prepare('SELECT COUNT(*) AS words FROM product_words WHERE product_id = ?')
+    .get(DATA_SET.products);
+  if (n !== DATA_SET.products || words === 0) {
+    console.log(`Seeding ${path}`);
+    // As the MariaDB seeding: the categories are ids only (no rows).
+    db.pragma('foreign_keys = OFF');
+    db.exec('DELETE FROM product_words');
+    db.exec('DELETE FROM products');
+    db.exec('DROP INDEX IF EXISTS IDX_product_words_word');
+    const insert = db.prepare(
+      'INSERT INTO products (id, name, description, price_cents, stock, category_id, image, is_active, ' +
+        "created_at, updated_at) VALUES (?, ?, ?, ?, 1000000, ?, '', 1, ?, ?)",
+    );
+    const insertWord = db.prepare(
+      'INSERT INTO product_words (product_id, word, weight, `rank`) VALUES (?, ?, ?, ?)',
+    );
+    const random = prng(PRODUCT_SEED);
+    db.transaction(() => {
+      for (let id = 1; id <= DATA_SET.products; id++) {
+        const { name, description } = productText(random, id);
+        const created = new Date(Date.UTC(2026, 9, 1) + id * 1000)
+          .toISOString()
+          .replace('T', ' ')
+          .slice(0, 23);
+        insert.run(
+          id,
+          name,
+          description,
+          100 + (id % 99_900),
+          (id % DATA_SET.categories) + 1,
+          created,
+          created,
+        );
+        for (const row of productWordRows(id, { name, description, searchText: null, active: true }))
+          insertWord.run(...row);
+      }
+    })();
+    db.exec('CREATE INDEX IDX_product_words_word ON product_words (word, `rank`, product_id)');
+    db.exec('ANALYZE');
+  }
+  db.close();
+  return url;
 }

@@ -2,7 +2,43 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A script's `--name=value` options, and `--app-env=NAME=VALUE,...` as the service's extra environment. */
+export function scriptOptions(argv) {
+  const options = Object.fromEntries(
+    argv.map((arg) => {
+      const [name, value] = arg.replace(/^--/, '').split('=');
+      return [name, value ?? 'true'];
+    }),
+  );
+  const appEnv = Object.fromEntries(
+    (options['app-env'] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=')),
+  );
+  return { options, appEnv };
+}
+
+/** The service from the build under `root`, in this process on a free port, with `env` over the bench's. */
+export async function startInProcess(root, env) {
+  const { createApp } = await import(join(root, 'dist/src/app.js'));
+  const { loadConfig } = await import(join(root, 'dist/src/config/app-config.js'));
+  const app = await createApp(
+    loadConfig({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'error',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      THROTTLE_LIMIT: '1000000',
+      CATALOG_PUBLIC: 'true',
+      ...env,
+    }),
+  );
+  await app.listen(0, '127.0.0.1');
+  return { app, base: `http://127.0.0.1:${app.getHttpServer().address().port}/api/v1` };
+}
 
 export function hasTaskset() {
   try {

@@ -5,6 +5,8 @@ export interface PageMeta {
   page: number | null;
   page_size: number;
   total: number;
+  /** Searches: whether `total` is the exact count (false: there are more than `total`, SEARCH_TOTAL_LIMIT). */
+  total_exact?: boolean;
   total_page: number;
   /** Lists with keyset pagination: the `cursor` of the next page, null on the last one. */
   next_cursor?: string | null;
@@ -27,8 +29,10 @@ export class Paginated<T> {
     page: number | null,
     pageSize: number,
     nextCursor?: string | null,
+    totalExact?: boolean,
   ) {
-    this.meta = { page, page_size: pageSize, total, total_page: Math.ceil(total / pageSize) };
+    const exact = totalExact === undefined ? {} : { total_exact: totalExact };
+    this.meta = { page, page_size: pageSize, total, ...exact, total_page: Math.ceil(total / pageSize) };
     if (nextCursor !== undefined) this.meta.next_cursor = nextCursor;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { ConfigError, loadConfig } from './app-config.js';
 
 function problemsOf(env: Record<string, string>): string {
@@ -124,11 +124,17 @@ describe('loadConfig', () => {
   });
 
   it('runs half the pool of searches at once by default, and never the whole pool', () => {
-    expect(loadConfig({}).search).toEqual({ concurrency: 5, queue: 20 });
+    expect(loadConfig({}).search).toEqual({
+      concurrency: 5,
+      queue: 20,
+      totalLimit: 10_000,
+      rankLimit: 500,
+      timeoutMs: 2_000,
+    });
     expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);
     expect(
       loadConfig({ DATABASE_POOL_SIZE: '20', SEARCH_CONCURRENCY: '19', SEARCH_QUEUE: '0' }).search,
-    ).toEqual({
+    ).toMatchObject({
       concurrency: 19,
       queue: 0,
     });
@@ -431,6 +437,17 @@ describe('loadConfig', () => {
     expect(problemsOf({ UPLOAD_ALLOWED_TYPES: 'text/html' })).toContain('UPLOAD_ALLOWED_TYPES must list');
     expect(problemsOf({ UPLOAD_ALLOWED_TYPES: ' , ' })).toContain('UPLOAD_ALLOWED_TYPES must list');
     expect(problemsOf({ UPLOAD_MAX_BYTES: '0' })).toContain('UPLOAD_MAX_BYTES must be an integer from 1');
+  });
+
+  it('serves the admin console from ./packages/admin/dist by default; ADMIN_CONSOLE=false switches it off', () => {
+    expect(loadConfig({}).adminConsole).toEqual({ enabled: true, dir: resolve('packages/admin/dist') });
+    expect(loadConfig({ ADMIN_CONSOLE: 'false', ADMIN_CONSOLE_DIR: '/srv/console' }).adminConsole).toEqual({
+      enabled: false,
+      dir: '/srv/console',
+    });
+    expect(problemsOf({ ADMIN_CONSOLE: 'maybe' })).toBe(
+      'Invalid configuration: ADMIN_CONSOLE must be true or false (got "maybe")',
+    );
   });
 
   it('treats blank values as unset and trims the others', () => {

@@ -80,10 +80,21 @@ export interface AppConfig {
   catalogPublic: boolean;
   /** An unknown category_id on a product write is a 400 instead of creating a placeholder category. */
   categoriesStrict: boolean;
+  /** The admin console's built files, served at /admin when enabled (docs/console.md). */
+  adminConsole: { enabled: boolean; dir: string };
   /** How long a product list's total is kept while the catalogue does not change; 0 counts on every page. */
   productTotalsTtlSeconds: number;
   /** Product searches run at once per instance, and how many more may wait for a turn (then 429). */
-  search: { concurrency: number; queue: number };
+  search: {
+    concurrency: number;
+    queue: number;
+    /** A search's `meta.total` is exact up to this, then this with `total_exact: false`. */
+    totalLimit: number;
+    /** A search with a word of at most this many postings is scored and sorted; else the index order is walked. */
+    rankLimit: number;
+    /** Bound on each statement of a search. */
+    timeoutMs: number;
+  };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
     pendingTtlSeconds: number;
@@ -409,6 +420,11 @@ export class EnvironmentVariables {
   @BooleanVariable()
   CATEGORIES_STRICT = false;
 
+  @BooleanVariable()
+  ADMIN_CONSOLE = true;
+
+  ADMIN_CONSOLE_DIR = './packages/admin/dist';
+
   @DurationVariable({ allowZero: true })
   PRODUCT_TOTALS_TTL = 60;
 
@@ -427,6 +443,15 @@ export class EnvironmentVariables {
 
   @IntegerVariable(0, 100_000)
   SEARCH_QUEUE = 20;
+
+  @IntegerVariable(1, 1_000_000)
+  SEARCH_TOTAL_LIMIT = 10_000;
+
+  @IntegerVariable(1, 1_000_000)
+  SEARCH_RANK_LIMIT = 500;
+
+  @IntegerVariable(1, 3_600_000)
+  SEARCH_TIMEOUT_MS = 2_000;
 
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
@@ -714,10 +739,14 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     catalogPublic: variables.CATALOG_PUBLIC,
     categoriesStrict: variables.CATEGORIES_STRICT,
+    adminConsole: { enabled: variables.ADMIN_CONSOLE, dir: resolve(variables.ADMIN_CONSOLE_DIR) },
     productTotalsTtlSeconds: variables.PRODUCT_TOTALS_TTL,
     search: {
       concurrency: variables.SEARCH_CONCURRENCY ?? Math.max(1, Math.floor(variables.DATABASE_POOL_SIZE / 2)),
       queue: variables.SEARCH_QUEUE,
+      totalLimit: variables.SEARCH_TOTAL_LIMIT,
+      rankLimit: variables.SEARCH_RANK_LIMIT,
+      timeoutMs: variables.SEARCH_TIMEOUT_MS,
     },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,

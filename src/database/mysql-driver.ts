@@ -102,3 +102,29 @@ export function startQueryTimeouts(dataSource: DataSource): void {
   const driver = (dataSource.options as { driver?: { timeouts?: MysqlTimeouts } }).driver;
   if (driver?.timeouts !== undefined) driver.timeouts.queriesBounded = true;
 }
+
+/**
+ * Runs one statement on a pooled connection of a data source built with `mysqlDriver`, bounded at `timeoutMs`
+ * instead of DATABASE_QUERY_TIMEOUT_MS: past it the statement is killed on the server and its connection
+ * discarded (boundQueries), and the error's code is PROTOCOL_SEQUENCE_TIMEOUT.
+ */
+export async function queryWithTimeout<T>(
+  dataSource: DataSource,
+  sql: string,
+  params: unknown[],
+  timeoutMs: number,
+): Promise<T[]> {
+  dataSource.logger.logQuery(sql, params);
+  const runner = dataSource.createQueryRunner('slave');
+  try {
+    const connection = (await runner.connect()) as mysql.PoolConnection;
+    return await new Promise<T[]>((resolve, reject) => {
+      connection.query({ sql, timeout: timeoutMs }, params, (error, rows) => {
+        if (error) reject(error);
+        else resolve(rows as T[]);
+      });
+    });
+  } finally {
+    await runner.release();
+  }
+}

@@ -26,36 +26,85 @@ interface Answer {
   error?: { message: string; code?: string };
 }
 
+/** The code of the error a statement past its `timeoutMs` fails with. */
+export const SQLITE_READER_TIMEOUT = 'SQLITE_READER_TIMEOUT';
+
+interface Pending {
+  sql: string;
+  params: unknown[];
+  resolve(rows: unknown[]): void;
+  reject(error: Error): void;
+}
+
 /**
  * Read-only statements on the SQLite file in a worker thread. better-sqlite3 runs a statement synchronously on
  * the calling thread, so a search that takes 100 ms on the service's own connection stops every other request
  * for 100 ms; run here, it stops nobody (WAL lets this reader and the service's writer work at once, and it sees
  * every committed write). One statement at a time, in order. Not used on MySQL/MariaDB, whose driver is
  * asynchronous.
+ *
+ * A statement given a `timeoutMs` fails at that deadline. SQLite's statement cannot be interrupted from here
+ * (better-sqlite3 has no sqlite3_interrupt), so the worker running it is told to stop and left to finish it
+ * on its own (its thread ends when the statement returns), and the statements queued behind it go to a new
+ * worker.
  */
 @Injectable()
 export class SqliteReader implements OnApplicationShutdown {
   private worker: Worker | null = null;
   private nextId = 0;
-  private readonly pending = new Map<
-    number,
-    { resolve(rows: unknown[]): void; reject(error: Error): void }
-  >();
+  /** The statements sent to the current worker and not yet answered, by id. */
+  private pending = new Map<number, Pending>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  query<T>(sql: string, params: unknown[]): Promise<T[]> {
+  query<T>(sql: string, params: unknown[], timeoutMs?: number): Promise<T[]> {
     this.dataSource.logger.logQuery(sql, params);
     const id = this.nextId++;
     return new Promise<T[]>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
-      this.started().postMessage({ id, sql, params });
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => clearTimeout(timer);
+      this.send(id, {
+        sql,
+        params,
+        resolve: (rows) => {
+          settle();
+          resolve(rows as T[]);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      if (timeoutMs !== undefined) timer = setTimeout(() => this.abandon(id, timeoutMs), timeoutMs);
     });
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.worker?.terminate();
     this.worker = null;
+  }
+
+  private send(id: number, statement: Pending): void {
+    const worker = this.started();
+    this.pending.set(id, statement);
+    worker.postMessage({ id, sql: statement.sql, params: statement.params });
+  }
+
+  /** Fails statement `id` at its deadline, if it still waits; the others go to a new worker. */
+  private abandon(id: number, timeoutMs: number): void {
+    const statement = this.pending.get(id);
+    if (statement === undefined) return;
+    const others = [...this.pending].filter(([other]) => other !== id);
+    this.pending.clear();
+    const worker = this.worker;
+    this.worker = null;
+    void worker?.terminate();
+    statement.reject(
+      Object.assign(new Error(`Statement stopped waiting after ${timeoutMs} ms`), {
+        code: SQLITE_READER_TIMEOUT,
+      }),
+    );
+    for (const [otherId, other] of others) this.send(otherId, other);
   }
 
   private started(): Worker {
@@ -70,23 +119,25 @@ export class SqliteReader implements OnApplicationShutdown {
       workerData: { path: options.database, busyTimeoutMs: options.timeout ?? 5000, driverPath },
     });
     worker.unref();
+    const pending = new Map<number, Pending>();
+    this.pending = pending;
     worker.on('message', ({ id, rows, error }: Answer) => {
-      const waiting = this.pending.get(id);
-      this.pending.delete(id);
+      const waiting = pending.get(id);
+      pending.delete(id);
       if (error === undefined) waiting?.resolve(rows ?? []);
       else waiting?.reject(Object.assign(new Error(error.message), { code: error.code }));
     });
-    worker.on('error', (error) => this.failAll(error));
+    worker.on('error', (error) => failAll(pending, error));
     worker.on('exit', () => {
       if (this.worker === worker) this.worker = null;
-      this.failAll(new Error('The SQLite reader stopped'));
+      failAll(pending, new Error('The SQLite reader stopped'));
     });
     this.worker = worker;
     return worker;
   }
+}
 
-  private failAll(error: Error): void {
-    for (const waiting of this.pending.values()) waiting.reject(error);
-    this.pending.clear();
-  }
+function failAll(pending: Map<number, Pending>, error: Error): void {
+  for (const waiting of pending.values()) waiting.reject(error);
+  pending.clear();
 }

@@ -22,7 +22,7 @@ interface Counted {
  * The product lists' `meta.total`, counted once per filter and catalogue generation. Every product write of
  * the service raises `catalog_state.generation` in its transaction (`catalogChanged`), and a total is reused
  * only under the generation read before it was counted, so it is what a count would give, on every instance.
- * Stock moves with every order without raising the generation, so `in_stock` lists are always counted, and
+ * Stock moves with every order without raising the generation, so `in_stock` and `max_stock` lists are always counted, and
  * so are `include_descendants` lists, whose subtree changes with category writes.
  * PRODUCT_TOTALS_TTL bounds how long a change made outside the service (SQL by hand) can go unseen.
  */
@@ -46,7 +46,12 @@ export class ProductListTotals {
   }
 
   async total(filter: ProductListFilter): Promise<number> {
-    if (this.ttlMs === 0 || filter.inStock !== undefined || filter.includeDescendants === true) {
+    if (
+      this.ttlMs === 0 ||
+      filter.inStock !== undefined ||
+      filter.maxStock !== undefined ||
+      filter.includeDescendants === true
+    ) {
       return this.listQuery.count(filter);
     }
     // Read before counting: a write committed in between then gives the next request a new generation.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { searchWords, searchWordsProblem } from './product-list.query.js';
+import { searchWordsProblem } from './product-list.query.js';
+import { searchWords } from './product-words.js';
 
 describe('searchWords', () => {
   it('keeps runs of letters, digits and _, whatever the script', () => {

@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, InternalServerErrorException, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { CursorPosition } from '../common/pagination.js';
 import { CATEGORY_SUBTREE_CTE } from '../categories/category-directory.js';
-import { SqliteReader } from '../database/sqlite-reader.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { queryWithTimeout } from '../database/mysql-driver.js';
+import { SQLITE_READER_TIMEOUT, SqliteReader } from '../database/sqlite-reader.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { toProductResponse, type ProductListSort, type ProductResponseDto } from './dto/product.dto.js';
 import {
@@ -14,8 +17,19 @@ import {
   type ProductRow,
 } from './product-statements.js';
 import { placeholders } from '../database/raw-query.js';
+import {
+  driverOf,
+  postingsCountSql,
+  searchPlan,
+  searchSql,
+  searchTerms,
+  type SearchSql,
+  type SearchTerm,
+  termPostings,
+  wordsCountSql,
+} from './product-search.js';
 
-/** What a product list filters on; `search` is already split into words (searchWords). */
+/** What a product list filters on; `search` is already split into normalized words (normalizedWords). */
 export interface ProductListFilter {
   active?: boolean;
   categoryId?: number;
@@ -24,6 +38,7 @@ export interface ProductListFilter {
   minCents?: number;
   maxCents?: number;
   inStock?: boolean;
+  maxStock?: number;
   searchWords?: string[];
   slug?: string;
   ids?: number[];
@@ -40,8 +55,6 @@ export interface ProductPage {
   products: ProductResponseDto[];
   /** The position of the last product when more follow it. */
   last: CursorPosition | null;
-  /** A search's matches in all, counted with the page (when it is by `page` and not empty). */
-  matched?: number;
 }
 
 const SORT_COLUMNS: Record<string, string> = {
@@ -52,19 +65,13 @@ const SORT_COLUMNS: Record<string, string> = {
 };
 const COLUMNS = PRODUCT_COLUMNS.join(', ');
 
-/** The words of a search: runs of letters (with their combining marks), digits and `_`; all else separates them. */
-export function searchWords(search: string): string[] {
-  return search.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? [];
-}
-
-/** Most words a search may have: each is one more list of matches for the database to read and intersect. */
+/** Most words a search may have: each is one more list of postings for the database to read and check. */
 export const SEARCH_MAX_WORDS = 8;
-/** Words shorter than this (InnoDB's default innodb_ft_min_token_size) are short words. */
+/** Words shorter than this are short words. */
 export const SHORT_WORD_LENGTH = 3;
 /**
- * Most short words a search may have. On MySQL/MariaDB each is a regular expression on every row the other
- * words found, or on every visible product when the search has only short words (one scan, with at most
- * this many expressions per row).
+ * Most short words a search may have: the last word matches as a prefix, and a short one is the prefix of many
+ * words (kept from the full-text indexes' days, when short words were a scan; see docs/api.md#search-limits).
  */
 export const SEARCH_MAX_SHORT_WORDS = 3;
 
@@ -83,86 +90,142 @@ export function searchWordsProblem(words: string[]): { rule: string; message: st
   return null;
 }
 
-/** The FROM, WHERE and relevance of a filter, in one dialect. */
+/** A search statement that outlived SEARCH_TIMEOUT_MS: a 500 envelope saying so (the API has no 503). */
+export class SearchTimeoutException extends InternalServerErrorException {
+  constructor(timeoutMs: number) {
+    super(`The search took longer than ${timeoutMs} ms and was stopped: try more or longer words`);
+  }
+}
+
+/** Whether nothing but the products' visibility (`active`) filters besides the search's words. */
+function onlyVisibility(filter: ProductListFilter): boolean {
+  const { active: _active, searchWords: _words, ...others } = filter;
+  return Object.values(others).every((value) => value === undefined);
+}
+
+/** What a filter's SQL is for: a page in relevance order, a page in another order, or the count. */
+type SearchUse = 'relevance' | 'sorted' | 'count';
+
+/** How long a term's counted postings are reused to choose a plan (the results never depend on them). */
+const POSTINGS_COUNT_TTL_MS = 60_000;
+/** Terms whose counts are remembered at most; the oldest is forgotten first. */
+const MAX_POSTINGS_COUNTS = 10_000;
+
+/** The FROM, WHERE and relevance of a filter, in one dialect; parameters in the order their text comes. */
 interface FilterSql {
   /** A WITH clause the statement starts with, and its parameters (they come first). */
   with: string;
   withParams: unknown[];
-  from: string;
-  where: string[];
-  params: unknown[];
   score: string;
   scoreParams: unknown[];
+  from: string;
+  fromParams: unknown[];
+  where: string[];
+  params: unknown[];
+  /** The product's id in the inner statement (`p.id` unless the search reads no product row). */
+  id: string;
+  /** A search walking a word's postings: their index order replaces the requested one. */
+  postingsOrder?: SearchSql['postingsOrder'];
 }
 
 /**
  * The product list page and its count as fixed SQL per dialect (the hottest list of the service), mapped by
  * hand to the response. The page's ids are found in an index first (with the offset or after the cursor), then
- * only those rows are read: a deferred join (docs/benchmarks.md, "Queries and indexes").
+ * only those rows are read: a deferred join (docs/benchmarks.md, "Queries and indexes"). A search reads
+ * `product_words` with a plan per request (product-search.ts), each of its statements bounded by
+ * SEARCH_TIMEOUT_MS, and its count stops at SEARCH_TOTAL_LIMIT + 1.
  */
 @Injectable()
 export class ProductListQuery {
+  private readonly logger = new Logger('ProductSearch');
   private readonly mysql: boolean;
-  private minTokenSize: Promise<number> | undefined;
+  private readonly search: AppConfig['search'];
+  private readonly postingCounts = new Map<string, { count: number; countedAt: number }>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly sqliteReader: SqliteReader,
   ) {
     this.mysql = dataSource.options.type === 'mysql';
+    this.search = config.search;
   }
 
-  /** A search's statements on SQLite run in the reader's thread, so that they never hold up the event loop. */
-  private run<T>(filter: ProductListFilter, sql: string, params: unknown[]): Promise<T[]> {
-    return !this.mysql && filter.searchWords !== undefined
-      ? this.sqliteReader.query<T>(sql, params)
-      : this.dataSource.query<T[]>(sql, params);
+  /**
+   * A search's statements run bounded by SEARCH_TIMEOUT_MS: on MySQL/MariaDB killed past it, on SQLite in the
+   * reader's thread (so that they never hold up the event loop), answered at the deadline.
+   */
+  private async run<T>(filter: ProductListFilter, sql: string, params: unknown[]): Promise<T[]> {
+    if (filter.searchWords === undefined) return this.dataSource.query<T[]>(sql, params);
+    const timeoutMs = this.search.timeoutMs;
+    try {
+      return this.mysql
+        ? await queryWithTimeout<T>(this.dataSource, sql, params, timeoutMs)
+        : await this.sqliteReader.query<T>(sql, params, timeoutMs);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'PROTOCOL_SEQUENCE_TIMEOUT' || code === SQLITE_READER_TIMEOUT) {
+        this.logger.warn({
+          msg: 'Search statement stopped at SEARCH_TIMEOUT_MS',
+          timeoutMs,
+          words: filter.searchWords,
+        });
+        throw new SearchTimeoutException(timeoutMs);
+      }
+      throw error;
+    }
   }
 
   async page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage> {
-    const { with: cte, withParams, from, where, params, score, scoreParams } = await this.filterSql(filter);
     const relevance = request.sort === 'relevance';
+    const sql = await this.filterSql(filter, relevance ? 'relevance' : 'sorted');
     const descending = relevance || request.sort.startsWith('-');
     const field = relevance ? 'relevance' : request.sort.replace(/^-/, '');
     const direction = descending ? 'DESC' : 'ASC';
     const keyset: string[] = [];
+    const keysetParams: unknown[] = [];
     if (request.after !== undefined) {
       const before = descending ? '<' : '>';
       if (field === 'id') {
         keyset.push(`p.id ${before} ?`);
-        params.push(request.after.id);
+        keysetParams.push(request.after.id);
       } else {
         const column = SORT_COLUMNS[field];
         keyset.push(`(${column} ${before} ? OR (${column} = ? AND p.id ${before} ?))`);
         const { value, id } = request.after;
-        params.push(value, value, id);
+        keysetParams.push(value, value, id);
       }
     }
-    const order = relevance
-      ? 'score DESC, p.id ASC'
+    const sorted = relevance
+      ? `score DESC, ${sql.id} ASC`
       : field === 'id'
         ? `p.id ${direction}`
         : `${SORT_COLUMNS[field]} ${direction}, p.id ${direction}`;
-    const outerOrder = relevance ? 'page.score DESC, p.id ASC' : order;
-    // On MySQL/MariaDB a search counts its matches in the same statement, so the full-text index is read once,
-    // not again by count(). After a cursor the statement sees only the matches past it: counted apart. (SQLite
-    // refuses bm25() beside a window function; its searches are counted apart.)
-    const countMatches = this.mysql && filter.searchWords !== undefined && request.after === undefined;
-    const rows = await this.run<ProductRow & { matched?: number | string }>(
+    const order = sql.postingsOrder?.inner ?? sorted;
+    const outerOrder = sql.postingsOrder?.outer ?? (relevance ? 'page.score DESC, p.id ASC' : sorted);
+    const columns = sql.postingsOrder === undefined ? '' : `, ${sql.postingsOrder.columns}`;
+    const rows = await this.run<ProductRow>(
       filter,
-      `${cte}SELECT ${COLUMNS}${countMatches ? ', page.matched' : ''} FROM products p INNER JOIN (` +
-        `SELECT p.id AS id, ${score} AS score${countMatches ? ', COUNT(*) OVER () AS matched' : ''} ` +
-        `FROM ${from} WHERE ${[...where, ...keyset].join(' AND ')} ` +
-        `ORDER BY ${order} LIMIT ? OFFSET ?` +
-        `) page ON page.id = p.id ORDER BY ${outerOrder}`,
-      [...withParams, ...scoreParams, ...params, request.limit + 1, request.offset],
+      `${sql.with}SELECT ${COLUMNS} FROM ${this.withPage(
+        `SELECT ${sql.id} AS id, ${sql.score} AS score${columns} ` +
+          `FROM ${sql.from} WHERE ${[...sql.where, ...keyset].join(' AND ')} ` +
+          `ORDER BY ${order} LIMIT ? OFFSET ?`,
+      )} ORDER BY ${outerOrder}`,
+      [
+        ...sql.withParams,
+        ...sql.scoreParams,
+        ...sql.fromParams,
+        ...sql.params,
+        ...keysetParams,
+        request.limit + 1,
+        request.offset,
+      ],
     );
     const more = rows.length > request.limit;
     const page = more ? rows.slice(0, request.limit) : rows;
     const last = page.at(-1);
-    const matched = countMatches && rows.length > 0 ? Number(rows[0].matched) : undefined;
     const products = await this.withImages(filter, page);
-    if (!more || last === undefined) return { products, last: null, matched };
+    if (!more || last === undefined) return { products, last: null };
     // created_at as the database's own text (SQLite keeps what was written, with or without milliseconds).
     const value =
       field === 'price'
@@ -174,7 +237,17 @@ export class ProductListQuery {
               ? last.created_at
               : sqlDatetime(last.created_at)
             : undefined;
-    return { products, last: { value, id: last.id }, matched };
+    return { products, last: { value, id: last.id } };
+  }
+
+  /**
+   * The page's products joined to the statement that finds their ids. SQLite gets the page first by CROSS JOIN:
+   * it would otherwise walk every product in the outer sort's index to skip the sort of the page's rows.
+   */
+  private withPage(inner: string): string {
+    return this.mysql
+      ? `products p INNER JOIN (${inner}) page ON page.id = p.id`
+      : `(${inner}) page CROSS JOIN products p ON p.id = page.id`;
   }
 
   /** The rows as responses, with their images read in one statement for the page (none without images). */
@@ -198,25 +271,50 @@ export class ProductListQuery {
     return rows.map((row) => toProductResponse(productFromRow(row), images.get(Number(row.id)) ?? []));
   }
 
+  /**
+   * How many products the filter matches; for a search at most SEARCH_TOTAL_LIMIT + 1 (the statement stops
+   * there): more than the limit is told by that.
+   */
   async count(filter: ProductListFilter): Promise<number> {
-    const { with: cte, withParams, from, where, params } = await this.filterSql(filter);
+    const words = filter.searchWords ?? [];
+    if (words.length > 0 && onlyVisibility(filter)) {
+      // Only the visibility besides the words: counted in the word index (the rank band of active products).
+      const terms = searchTerms(words);
+      const counts = await this.termPostings(filter, terms);
+      const cap = this.search.totalLimit + 1;
+      const { sql, params } = wordsCountSql(terms, driverOf(terms, counts), {
+        mysql: this.mysql,
+        active: filter.active,
+        cap,
+      });
+      const [row] = await this.run<{ n: number | string }>(filter, sql, params);
+      return Number(row.n);
+    }
+    const sql = await this.filterSql(filter, 'count');
+    const matches = `FROM ${sql.from} WHERE ${sql.where.join(' AND ')}`;
+    const capped = filter.searchWords !== undefined && filter.searchWords.length > 0;
     const rows = await this.run<{ n: number | string }>(
       filter,
-      `${cte}SELECT COUNT(*) AS n FROM ${from} WHERE ${where.join(' AND ')}`,
-      [...withParams, ...params],
+      capped
+        ? `${sql.with}SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`
+        : `${sql.with}SELECT COUNT(*) AS n ${matches}`,
+      [...sql.withParams, ...sql.fromParams, ...sql.params, ...(capped ? [this.search.totalLimit + 1] : [])],
     );
     return Number(rows[0].n);
   }
 
-  private async filterSql(filter: ProductListFilter): Promise<FilterSql> {
+  /** The filter's SQL for a page in relevance order, a page in another order, or a count. */
+  private async filterSql(filter: ProductListFilter, use: SearchUse): Promise<FilterSql> {
     const sql: FilterSql = {
       with: '',
       withParams: [],
-      from: 'products p',
-      where: ['p.deleted_at IS NULL'],
-      params: [],
+      id: 'p.id',
       score: '0',
       scoreParams: [],
+      from: 'products p',
+      fromParams: [],
+      where: ['p.deleted_at IS NULL'],
+      params: [],
     };
     // Literal 1/0: both databases store the flag so, and the list indexes start with is_active.
     if (filter.active !== undefined) sql.where.push(`p.is_active = ${filter.active ? 1 : 0}`);
@@ -237,6 +335,10 @@ export class ProductListQuery {
       sql.params.push(filter.maxCents);
     }
     if (filter.inStock !== undefined) sql.where.push(filter.inStock ? 'p.stock > 0' : 'p.stock = 0');
+    if (filter.maxStock !== undefined) {
+      sql.where.push('p.stock <= ?');
+      sql.params.push(filter.maxStock);
+    }
     if (filter.slug !== undefined) {
       sql.where.push('p.slug = ?');
       sql.params.push(filter.slug);
@@ -247,54 +349,56 @@ export class ProductListQuery {
     }
     if (filter.searchWords !== undefined) {
       if (filter.searchWords.length === 0) sql.where.push('1 = 0');
-      else if (this.mysql) await this.mysqlSearch(sql, filter.searchWords);
-      else this.sqliteSearch(sql, filter.searchWords);
+      else await this.addSearch(sql, filter, use);
     }
     return sql;
   }
 
   /**
-   * FTS5 (name, description and search_text, the variants' SKUs and titles): every word as a quoted string (so nothing in it is an operator), the last one as a prefix; the
-   * relevance is BM25 (lower is better in SQLite, so negated).
+   * The search's plan from its terms' postings (counted as termPostings says) and its SQL added to the
+   * filter's. A count walks postings like a relevance page: the products plan would walk every product.
    */
-  private sqliteSearch(sql: FilterSql, words: string[]): void {
-    sql.from = 'products p INNER JOIN products_fts ON products_fts.rowid = p.id';
-    sql.where.push('products_fts MATCH ?');
-    sql.params.push(words.map((word, i) => `"${word}"${i === words.length - 1 ? '*' : ''}`).join(' '));
-    sql.score = '-bm25(products_fts)';
-  }
-
-  /**
-   * InnoDB FULLTEXT over name, description and search_text (the variants' SKUs and titles) in boolean mode: `+word` for every word (the last `+word*`). Words have no operator
-   * characters (searchWords). InnoDB does not index words shorter than innodb_ft_min_token_size (3 by default),
-   * so those are matched as whole words (the last as a word prefix) with REGEXP, on the rows the indexed words
-   * found; a search made only of such words reads every visible row.
-   */
-  private async mysqlSearch(sql: FilterSql, words: string[]): Promise<void> {
-    const minTokenSize = await this.mysqlMinTokenSize();
-    const terms: string[] = [];
-    words.forEach((word, i) => {
-      const last = i === words.length - 1;
-      if ([...word].length >= minTokenSize) {
-        terms.push(`+${word}${last ? '*' : ''}`);
-      } else {
-        sql.where.push(`CONCAT_WS(' ', p.name, p.description, p.search_text) REGEXP ?`);
-        sql.params.push(`\\b${word}${last ? '' : '\\b'}`);
-      }
+  private async addSearch(sql: FilterSql, filter: ProductListFilter, use: SearchUse): Promise<void> {
+    const terms = searchTerms(filter.searchWords!);
+    const counts = await this.termPostings(filter, terms);
+    const fewProducts = filter.ids !== undefined || filter.slug !== undefined;
+    const plan = searchPlan(counts, this.search.rankLimit, { relevance: use !== 'sorted', fewProducts });
+    const score = use === 'relevance';
+    const search = searchSql(terms, plan, driverOf(terms, counts), {
+      mysql: this.mysql,
+      score,
+      active: filter.active,
+      wordsOnly: onlyVisibility(filter),
     });
-    if (terms.length === 0) return;
-    const match = 'MATCH (p.name, p.description, p.search_text) AGAINST (? IN BOOLEAN MODE)';
-    // The MATCH in the select list is evaluated once with the one in WHERE, when both are written alike.
-    sql.where.unshift(match);
-    sql.params.unshift(terms.join(' '));
-    sql.score = match;
-    sql.scoreParams = [terms.join(' ')];
+    sql.from = search.productsFirst ? `products p${search.from}` : search.from;
+    sql.fromParams = search.fromParams;
+    // Reading no product row, the filter's conditions (the visibility only) are in the rank band.
+    if (search.wordsOnly) sql.where = [];
+    sql.where.push(...search.where);
+    sql.params.push(...search.whereParams);
+    sql.id = search.id;
+    sql.score = search.score;
+    sql.scoreParams = search.scoreParams;
+    sql.postingsOrder = search.postingsOrder;
   }
 
-  private mysqlMinTokenSize(): Promise<number> {
-    this.minTokenSize ??= this.dataSource
-      .query('SELECT @@innodb_ft_min_token_size AS size')
-      .then((rows: Array<{ size: number | string }>) => Number(rows[0].size));
-    return this.minTokenSize;
+  /** The terms' postings counted (termPostings), each count remembered for a minute: they only choose the plan. */
+  private termPostings(filter: ProductListFilter, terms: SearchTerm[]): Promise<number[]> {
+    return termPostings(terms, this.search.rankLimit, (term, cap) => this.postingsCount(filter, term, cap));
+  }
+
+  private async postingsCount(filter: ProductListFilter, term: SearchTerm, cap: number): Promise<number> {
+    const key = `${cap}${term.prefix ? '*' : '='}${term.word}`;
+    const now = Date.now();
+    const known = this.postingCounts.get(key);
+    if (known !== undefined && now - known.countedAt < POSTINGS_COUNT_TTL_MS) return known.count;
+    const { sql, params } = postingsCountSql(term, cap);
+    const [row] = await this.run<{ n: number | string }>(filter, sql, params);
+    this.postingCounts.delete(key);
+    this.postingCounts.set(key, { count: Number(row.n), countedAt: now });
+    if (this.postingCounts.size > MAX_POSTINGS_COUNTS) {
+      this.postingCounts.delete(this.postingCounts.keys().next().value as string);
+    }
+    return Number(row.n);
   }
 }

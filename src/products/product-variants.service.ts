@@ -24,6 +24,7 @@ import { UploadHolds } from '../upload/upload-holds.js';
 import { readProductDetail } from './product-detail.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { refreshSearchText, STOCK_STATE } from './product-statements.js';
+import { writeProductWords } from './product-words.js';
 import {
   COMBINATION_OWNER,
   DELETE_VARIANT,
@@ -184,6 +185,7 @@ export class ProductVariants {
         await changedRows(tx, REFRESH_DERIVED, [now, productId]);
         await refreshSearchText(tx, productId);
         await ProductListTotals.catalogChanged(tx);
+        await writeProductWords(tx, productId);
         const product = (await readProductDetail(tx, productId, true))!;
         await this.events.publish(tx, 'product.updated', product);
         if (Number(before.stock) === 0 && product.stock > 0) {

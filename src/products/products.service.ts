@@ -34,13 +34,9 @@ import {
 import { readProductDetail } from './product-detail.js';
 import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
-import {
-  ProductListFilter,
-  ProductListQuery,
-  searchWords,
-  searchWordsProblem,
-} from './product-list.query.js';
+import { ProductListFilter, ProductListQuery, searchWordsProblem } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
+import { normalizedWords, writeProductWords } from './product-words.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
   DELETE_IMAGES,
@@ -131,6 +127,7 @@ export class ProductsService implements ProductCatalog {
           await this.variants.setOptions(manager, product.id, dto.options);
         }
         if (dto.slug !== undefined) await ProductListTotals.catalogChanged(manager);
+        await writeProductWords(manager, product.id);
         const created = await this.read(product.id, true, manager);
         await this.events.publish(manager, 'product.created', created);
         return created;
@@ -211,9 +208,19 @@ export class ProductsService implements ProductCatalog {
     }
     const after =
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, CURSOR_VALUE[sort]);
-    const words = searching ? searchWords(query.search as string) : undefined;
+    const words = searching ? normalizedWords(query.search as string) : undefined;
     const problem = words === undefined ? null : searchWordsProblem(words);
     if (problem !== null) throw fieldError('search', problem.rule, problem.message);
+    const { totalLimit } = this.config.search;
+    if (searching && after === undefined && ids === undefined && skip >= totalLimit) {
+      const lastPage = Math.ceil(totalLimit / pageSize);
+      throw fieldError(
+        'page',
+        'searchWindow',
+        `page must be at most ${lastPage} with page_size ${pageSize}: a search pages through its first ` +
+          `${totalLimit} matches by page; use cursor with a sort other than relevance to go further`,
+      );
+    }
 
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
@@ -222,6 +229,7 @@ export class ProductsService implements ProductCatalog {
       minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
       maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
       inStock: query.in_stock,
+      maxStock: query.max_stock,
       searchWords: words,
       slug: query.slug,
       ids,
@@ -232,22 +240,20 @@ export class ProductsService implements ProductCatalog {
         const rank = new Map(ids.map((id, index) => [id, index]));
         products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
       }
-      return new Paginated(products, products.length, 1, ids.length, null);
+      return new Paginated(products, products.length, 1, ids.length, null, searching ? true : undefined);
     }
     const offset = after === undefined ? skip : 0;
-    const { products, last, matched } = await this.listQuery.page(filter, {
-      sort,
-      limit: pageSize,
-      offset,
-      after,
-    });
-    // The count is needed only when it cannot be told from the page: more follow, or a page past the end.
-    const total =
+    const { products, last } = await this.listQuery.page(filter, { sort, limit: pageSize, offset, after });
+    // The count is needed only when it cannot be told from the page: more follow, or a page past the end. A
+    // search's count stops past SEARCH_TOTAL_LIMIT: its total is then the limit, not exact.
+    const counted =
       after !== undefined || last !== null || (products.length === 0 && offset > 0)
-        ? (matched ?? (await this.totals.total(filter)))
+        ? await this.totals.total(filter)
         : offset + products.length;
+    const total = searching ? Math.min(counted, totalLimit) : counted;
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
-    return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor);
+    const exact = searching ? counted <= totalLimit : undefined;
+    return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor, exact);
   }
 
   /** The ids of `?ids=`, repeats dropped, in the order asked: at most PAGE_SIZE_MAX, each a valid id. */
@@ -323,6 +329,9 @@ export class ProductsService implements ProductCatalog {
           await this.writeImages(manager, id, [...first, ...rest]);
         }
         await ProductListTotals.catalogChanged(manager);
+        if (dto.name !== undefined || dto.description !== undefined || dto.is_active !== undefined) {
+          await writeProductWords(manager, id);
+        }
         const updated = await this.read(id, true, manager);
         await this.events.publish(manager, 'product.updated', updated);
         if (stockBefore === 0 && updated.stock > 0) {
@@ -356,6 +365,7 @@ export class ProductsService implements ProductCatalog {
       if (deleted.affected === 0) throw new NotFoundException(`Product ${id} not found`);
       await changedRows(manager, RELEASE_SLUG, [id]);
       await ProductListTotals.catalogChanged(manager);
+      await writeProductWords(manager, id);
       await this.events.publish(manager, 'product.deleted', product);
     });
   }

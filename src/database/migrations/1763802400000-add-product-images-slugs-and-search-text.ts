@@ -114,7 +114,7 @@ export class AddProductImagesSlugsAndSearchText1763802400000 implements Migratio
 }
 
 /** Runs MySQL/MariaDB DDL with the stopword list off, so that a full-text index it builds indexes every word. */
-async function withoutStopwords(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
+export async function withoutStopwords(queryRunner: QueryRunner, work: () => Promise<void>): Promise<void> {
   await queryRunner.query('SET SESSION innodb_ft_enable_stopword = OFF');
   try {
     await work();
@@ -124,7 +124,7 @@ async function withoutStopwords(queryRunner: QueryRunner, work: () => Promise<vo
 }
 
 /** The FTS5 table of `products` and its triggers, created again over `columns` and filled from the table. */
-async function replaceSqliteSearch(queryRunner: QueryRunner, columns: string[]): Promise<void> {
+export async function replaceSqliteSearch(queryRunner: QueryRunner, columns: string[]): Promise<void> {
   for (const trigger of FTS_TRIGGERS) await queryRunner.query(`DROP TRIGGER IF EXISTS ${trigger}`);
   await queryRunner.query('DROP TABLE IF EXISTS products_fts');
   const list = columns.join(', ');

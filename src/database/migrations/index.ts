@@ -22,6 +22,7 @@ import { CreateAddresses1763801270000 } from './1763801270000-create-addresses.j
 import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipping-options.js';
 import { CreateCarts1763802500000 } from './1763802500000-create-carts.js';
 import { CreatePayments1763802600000 } from './1763802600000-create-payments.js';
+import { CreateProductWords1763802700000 } from './1763802700000-create-product-words.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -47,4 +48,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   AddProductImagesSlugsAndSearchText1763802400000,
   CreateCarts1763802500000,
   CreatePayments1763802600000,
+  CreateProductWords1763802700000,
 ];

@@ -272,6 +272,18 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   @IsBoolean()
   in_stock?: boolean;
 
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description: 'Stock at most this (low stock: `max_stock=5`); with `in_stock` both apply',
+  })
+  @Optional()
+  @ToInteger()
+  @IsInt()
+  @Min(0)
+  @Max(2_147_483_647)
+  max_stock?: number;
+
   @ApiPropertyOptional({ description: 'Admins only' })
   @Optional()
   @ToBoolean()

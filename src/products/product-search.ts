@@ -1,0 +1,265 @@
+/**
+ * The SQL of a product search over `product_words` (src/products/product-words.ts), in both dialects, chosen so
+ * that no search makes the database score or sort more than a bounded number of rows. Pure (no Nest): the
+ * service (ProductListQuery) and the benchmark's baselines build the same statements from it. The design and
+ * its EXPLAINs: docs/benchmarks.md, "Search".
+ *
+ * Every word of a search must match, the last one as a prefix. A term's postings (its rows in product_words)
+ * are counted, up to the rank limit (termPostings); then
+ * - `ranked` (some term has at most `rankLimit` postings): the rarest term's postings drive, the other terms
+ *   are looked up by primary key, and at most `rankLimit` rows are scored (sum of the terms' weights) and
+ *   sorted by the requested sort;
+ * - `postings` (every term is common, relevance order): the driver's postings are walked in index order
+ *   (best weight first, then id; for a prefix by word first), the other terms and the filters checked per
+ *   row, until the page is full: the pre-ranked order, nothing sorted;
+ * - `products` (every term is common and another sort is asked, or the filter names the products by id or
+ *   slug): the products are walked in the sort's index, every term looked up per product, until the page is
+ *   full.
+ */
+
+import { INACTIVE_RANK } from './product-words.js';
+
+/** One word of a search, normalized (normalizedWords); the last one matches as a prefix. */
+export interface SearchTerm {
+  word: string;
+  prefix: boolean;
+}
+
+export type SearchPlan = 'ranked' | 'postings' | 'products';
+
+/** Sorts after every character a word can hold: [w, w + PREFIX_END) is every word that starts with w. */
+const PREFIX_END = '\u{10FFFF}';
+
+/** The terms of a search's normalized words: the last one a prefix, repeated words once. */
+export function searchTerms(words: string[]): SearchTerm[] {
+  const terms: SearchTerm[] = [];
+  words.forEach((word, i) => {
+    const prefix = i === words.length - 1;
+    if (!terms.some((term) => term.word === word && term.prefix === prefix)) terms.push({ word, prefix });
+  });
+  return terms;
+}
+
+/** The condition on `alias.word` that a term's postings meet, and its parameters. */
+function termCondition(alias: string, term: SearchTerm): { sql: string; params: string[] } {
+  return term.prefix
+    ? { sql: `${alias}.word >= ? AND ${alias}.word < ?`, params: [term.word, term.word + PREFIX_END] }
+    : { sql: `${alias}.word = ?`, params: [term.word] };
+}
+
+/**
+ * The terms' postings as the plan needs them, from `count(term, cap)` (a capped count): each up to
+ * rankLimit + 1, which tells rare from common; when every term of a search of several is common, again up to
+ * ten times that, so that the rarer common term drives (a common word beside a prefix of a few thousand
+ * postings), at a few milliseconds of index reading per term.
+ */
+export async function termPostings(
+  terms: SearchTerm[],
+  rankLimit: number,
+  count: (term: SearchTerm, cap: number) => Promise<number>,
+): Promise<number[]> {
+  const counts: number[] = [];
+  for (const term of terms) counts.push(await count(term, rankLimit + 1));
+  if (terms.length > 1 && counts.every((n) => n > rankLimit)) {
+    for (const [i, term] of terms.entries()) counts[i] = await count(term, 10 * rankLimit + 1);
+  }
+  return counts;
+}
+
+/**
+ * The driver's postings: the term's, within the rank band of active products (`active` true) or of inactive ones
+ * (false), so that the products' visibility is checked in the word index.
+ */
+function driverCondition(term: SearchTerm, active: boolean | undefined): { sql: string; params: unknown[] } {
+  const condition = termCondition('d', term);
+  if (active === undefined) return condition;
+  return {
+    sql: `${condition.sql} AND d.\`rank\` ${active ? '<' : '>='} ${INACTIVE_RANK}`,
+    params: condition.params,
+  };
+}
+
+/**
+ * A search's matches counted up to `cap` in the word index alone, for a filter that is only the products'
+ * visibility (`active`; deleted products have no words): the driver's postings, one per product (DISTINCT
+ * stops at `cap` products), the other terms looked up by primary key. No product row is read.
+ */
+export function wordsCountSql(
+  terms: SearchTerm[],
+  driver: number,
+  options: { mysql: boolean; active: boolean | undefined; cap: number },
+): { sql: string; params: unknown[] } {
+  const join = options.mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
+  const condition = driverCondition(terms[driver], options.active);
+  let from = 'product_words d';
+  const fromParams: unknown[] = [];
+  const where = [condition.sql];
+  const whereParams: unknown[] = [...condition.params];
+  terms.forEach((term, i) => {
+    if (i === driver) return;
+    const alias = `w${i}`;
+    const check = termCondition(alias, term);
+    if (term.prefix) {
+      where.push(
+        `(SELECT 1 FROM product_words ${alias} WHERE ${alias}.product_id = d.product_id AND ${check.sql} LIMIT 1) IS NOT NULL`,
+      );
+      whereParams.push(...check.params);
+    } else {
+      from += ` ${join} product_words ${alias} ON ${alias}.product_id = d.product_id AND ${check.sql}`;
+      fromParams.push(...check.params);
+    }
+  });
+  return {
+    sql: `SELECT COUNT(*) AS n FROM (SELECT DISTINCT d.product_id FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?) matches`,
+    params: [...fromParams, ...whereParams, options.cap],
+  };
+}
+
+/** A term's postings counted up to `cap` (the statement reads at most `cap` index entries). */
+export function postingsCountSql(term: SearchTerm, cap: number): { sql: string; params: unknown[] } {
+  const condition = termCondition('w', term);
+  return {
+    sql: `SELECT COUNT(*) AS n FROM (SELECT 1 FROM product_words w WHERE ${condition.sql} LIMIT ?) c`,
+    params: [...condition.params, cap],
+  };
+}
+
+/**
+ * The term that drives a ranked or postings plan: the fewest postings (counts capped: termPostings), then an
+ * exact word before the prefix (its postings are in rank order and one per product), then the longer word.
+ */
+export function driverOf(terms: SearchTerm[], counts: number[]): number {
+  let best = 0;
+  for (let i = 1; i < terms.length; i++) {
+    const [a, b] = [terms[i], terms[best]];
+    const better =
+      counts[i] !== counts[best]
+        ? counts[i] < counts[best]
+        : a.prefix !== b.prefix
+          ? !a.prefix
+          : [...a.word].length > [...b.word].length;
+    if (better) best = i;
+  }
+  return best;
+}
+
+/** The plan for a search whose terms have `counts` postings (capped: termPostings). */
+export function searchPlan(
+  counts: number[],
+  rankLimit: number,
+  options: { relevance: boolean; fewProducts: boolean },
+): SearchPlan {
+  if (options.fewProducts) return 'products';
+  if (Math.min(...counts) <= rankLimit) return 'ranked';
+  return options.relevance ? 'postings' : 'products';
+}
+
+/** A search's part of the list statement: what it adds to the FROM, the WHERE and the SELECT list. */
+export interface SearchSql {
+  /** The product's id in the statement: `p.id`, or `d.product_id` when no product row is read. */
+  id: string;
+  /** Whether the statement reads no product row: the filter's conditions on `p` must be left out. */
+  wordsOnly: boolean;
+  /** Starts the FROM (the driver, joined to `products p`), or follows `products p` for the products plan. */
+  from: string;
+  fromParams: unknown[];
+  /** `products p` first (true) or after `from` (false). */
+  productsFirst: boolean;
+  where: string[];
+  whereParams: unknown[];
+  /** The relevance (sum of the terms' weights); '0' when the plan does not score. */
+  score: string;
+  scoreParams: unknown[];
+  /** The postings plan's order (the driver's index order), with the columns the outer statement orders by. */
+  postingsOrder?: { inner: string; columns: string; outer: string };
+}
+
+/**
+ * The search's SQL for a plan. `join` is the dialect's join that keeps the written order (MySQL STRAIGHT_JOIN,
+ * SQLite CROSS JOIN): the planners would otherwise start from whichever table they estimate smaller, and sort.
+ */
+export function searchSql(
+  terms: SearchTerm[],
+  plan: SearchPlan,
+  driver: number,
+  options: { mysql: boolean; score: boolean; active?: boolean; wordsOnly?: boolean },
+): SearchSql {
+  // A search in relevance order that only visibility filters reads no product row (the rank band is the
+  // visibility, deleted products have no words): its postings walk, or its ranking by the words' weights.
+  const wordsOnly =
+    options.wordsOnly === true && (plan === 'postings' || (plan === 'ranked' && options.score));
+  const product = wordsOnly ? 'd.product_id' : 'p.id';
+  const join = options.mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
+  const sql: SearchSql = {
+    id: product,
+    wordsOnly,
+    from: '',
+    fromParams: [],
+    productsFirst: plan === 'products',
+    where: [],
+    whereParams: [],
+    score: '0',
+    scoreParams: [],
+  };
+  const scores: string[] = [];
+  // The postings plan's order is the index's: it computes no score.
+  const scoring = options.score && plan !== 'postings';
+  if (plan !== 'products') {
+    const term = terms[driver];
+    const condition = driverCondition(term, options.active);
+    if (plan === 'ranked' && term.prefix) {
+      // At most rankLimit postings: grouped to one row per product, its best word's weight.
+      sql.from =
+        `(SELECT d.product_id, MAX(d.weight) AS weight FROM product_words d WHERE ${condition.sql} ` +
+        `GROUP BY d.product_id) d${wordsOnly ? '' : ` ${join} products p ON p.id = d.product_id`}`;
+      sql.fromParams.push(...condition.params);
+    } else {
+      sql.from = wordsOnly ? 'product_words d' : `product_words d ${join} products p ON p.id = d.product_id`;
+      sql.where.push(condition.sql);
+      sql.whereParams.push(...condition.params);
+      if (term.prefix) {
+        // One row per product: the posting of its first word (in word order) with the prefix.
+        sql.where.push(
+          'NOT EXISTS (SELECT 1 FROM product_words e WHERE e.product_id = d.product_id AND e.word >= ? AND e.word < d.word)',
+        );
+        sql.whereParams.push(term.word);
+      }
+    }
+    scores.push('d.weight');
+    if (plan === 'postings') {
+      sql.postingsOrder = term.prefix
+        ? {
+            inner: 'd.word, d.`rank`, d.product_id',
+            columns: 'd.word AS w, d.`rank` AS r',
+            outer: 'page.w, page.r, page.id',
+          }
+        : { inner: 'd.`rank`, d.product_id', columns: 'd.`rank` AS r', outer: 'page.r, page.id' };
+    }
+  }
+  terms.forEach((term, i) => {
+    if (plan !== 'products' && i === driver) return;
+    const alias = `w${i}`;
+    const condition = termCondition(alias, term);
+    if (!term.prefix) {
+      // One row at most (primary key): a join is the lookup and carries the weight.
+      sql.from += ` ${join} product_words ${alias} ON ${alias}.product_id = ${product} AND ${condition.sql}`;
+      sql.fromParams.push(...condition.params);
+      scores.push(`${alias}.weight`);
+      return;
+    }
+    const lookup = `FROM product_words ${alias} WHERE ${alias}.product_id = ${product} AND ${condition.sql}`;
+    // A scalar subquery, not EXISTS: MariaDB turns EXISTS into a semi-join that materialises every posting of
+    // the prefix (hundreds of thousands for a common one) before the first row.
+    sql.where.push(`(SELECT 1 ${lookup} LIMIT 1) IS NOT NULL`);
+    sql.whereParams.push(...condition.params);
+    if (scoring) {
+      scores.push(`(SELECT MAX(${alias}.weight) ${lookup})`);
+      sql.scoreParams.push(...condition.params);
+    }
+  });
+  if (scoring) sql.score = scores.join(' + ');
+  // Read without product rows, the statement's WHERE is the search's alone (the ranked prefix's is inside its
+  // derived table).
+  if (wordsOnly && sql.where.length === 0) sql.where.push('1 = 1');
+  return sql;
+}
