@@ -5,9 +5,14 @@ WORKDIR /app
 # better-sqlite3 13, whose binaries come with the package (docs/operations.md#installing).
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
+# The workspaces' manifests first, so that npm ci installs and links them (and its layer is reused).
+COPY packages/sdk/package.json ./packages/sdk/
+COPY packages/admin/package.json ./packages/admin/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
 COPY src ./src
+COPY packages ./packages
+# The service, then the SDK (its types from the service's OpenAPI document), then the admin console on the SDK.
 RUN npm run build && npm prune --omit=dev --omit=optional
 
 FROM node:24-bookworm-slim
@@ -17,6 +22,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The admin console's build, served at /admin (ADMIN_CONSOLE_DIR's default, relative to WORKDIR).
+COPY --from=build /app/packages/admin/dist ./packages/admin/dist
 RUN mkdir -p /app/data /app/uploads && chown -R node:node /app/data /app/uploads
 USER node
 EXPOSE 3000 9464

@@ -13,6 +13,8 @@ export default tseslint.config(
       'uploads/',
       'bench/results/',
       'test/contract/.generated/',
+      'packages/*/dist/',
+      'packages/sdk/src/schema.ts',
     ],
   },
   js.configs.recommended,
@@ -33,4 +35,22 @@ export default tseslint.config(
     },
   },
   ...moduleBoundaries(),
+  {
+    // The SDK runs in browsers as well as Node: nothing of the service, nothing of Node's own.
+    files: ['packages/sdk/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['../*'],
+              message: 'The SDK cannot import the service: copy the type and test that they agree.',
+            },
+            { group: ['node:*'], message: 'The SDK runs in browsers: no Node built-ins.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -13,7 +13,11 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swcOptions] },
   transformIgnorePatterns: ['/node_modules/(?!@nestjs/)'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Tests use the SDK from its sources, so they need no build of it.
+    '^@commerce/sdk$': '<rootDir>/packages/sdk/src/index.ts',
+  },
 };
 
 // These need a Redis server: they run when TEST_REDIS_URL names one (.ci/run sets it), not in a bare `npm test`.
@@ -39,7 +43,15 @@ module.exports = {
   // End-to-end tests boot the service and run hundreds of requests; on a busy 2-core machine 5 s is too short.
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/packages/sdk/test/**/*.spec.ts',
+        '<rootDir>/packages/admin/test/**/*.spec.ts',
+      ],
+    },
     {
       ...common,
       displayName: 'e2e',

@@ -6,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express from 'express';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
+import { mountAdminConsole } from './admin-console/admin-console.js';
 import { AppModule } from './app.module.js';
 import { checkJsonBody } from './common/json-body.js';
 import { addOpenApiComponents } from './common/openapi.js';
@@ -100,6 +101,8 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
     });
   }
   app.use(app.get(RateLimiter).middleware());
+  // Static files, so before the body parsers; outside the API prefix, so no envelope.
+  mountAdminConsole(app, config.adminConsole);
   // Provider webhooks are verified over the exact bytes sent: read raw, so the JSON parser leaves them alone.
   app.use(`/${API_PREFIX}/payments/stripe/webhook`, express.raw({ type: () => true, limit: '1mb' }));
   app.use(express.json({ verify: checkJsonBody }));

@@ -13,7 +13,7 @@ describe('logs', () => {
     };
     jest.spyOn(process.stdout, 'write').mockImplementation(capture);
     jest.spyOn(process.stderr, 'write').mockImplementation(capture);
-    t = await startTestApp({ LOG_LEVEL: 'verbose' });
+    t = await startTestApp({ LOG_LEVEL: 'verbose', ADMIN_CONSOLE_DIR: '/nonexistent/admin-console' });
   });
 
   afterAll(async () => {
@@ -38,6 +38,8 @@ describe('logs', () => {
       .set('X-Request-Id', 'trace-log-1')
       .expect(200);
     await request(t.url).get(`/api/v1/ws?token=${token}`);
+    // Answered inside a router mounted at /admin: the whole path is logged all the same.
+    await request(t.url).get('/admin/orders').set('X-Request-Id', 'trace-log-2').expect(503);
     await request(t.url)
       .post('/api/v1/login')
       .send({ username: 'log_user', password: 'wrong-password-1' })
@@ -51,6 +53,11 @@ describe('logs', () => {
       method: 'GET',
       path: '/api/v1/users/1',
       status: 200,
+    });
+    expect(requestEntries.find((entry) => entry.message.requestId === 'trace-log-2')?.message).toMatchObject({
+      method: 'GET',
+      path: '/admin/orders',
+      status: 503,
     });
     const [{ password_hash: hash }] = await t.dataSource.query(
       'SELECT password_hash FROM users WHERE username = ?',

@@ -375,6 +375,19 @@ describe('products', () => {
       expect(names(await list('in_stock=false'))).toEqual(['Beta_shirt']);
     });
 
+    it('max_stock lists low stock (stock at most the number), combined with in_stock, and counts it live', async () => {
+      expect(names(await list('max_stock=5'))).toEqual(['Alpha 100% cotton', 'Beta_shirt', 'Gamma']);
+      const low = await list('max_stock=5&in_stock=true');
+      expect(names(low)).toEqual(['Alpha 100% cotton', 'Gamma']);
+      expect(low.meta.total).toBe(2);
+      // Stock moves with orders without a catalogue write: the total is counted again, not reused.
+      await t.dataSource.query('UPDATE products SET stock = 1 WHERE id = ?', [ids['Delta']]);
+      const after = await list('max_stock=5&in_stock=true');
+      expect(names(after)).toEqual(['Alpha 100% cotton', 'Gamma', 'Delta']);
+      expect(after.meta.total).toBe(3);
+      await t.dataSource.query('UPDATE products SET stock = 10 WHERE id = ?', [ids['Delta']]);
+    });
+
     it.each([
       ['price', ['Delta', 'Beta_shirt', 'Alpha 100% cotton', 'Gamma']],
       ['-price', ['Gamma', 'Alpha 100% cotton', 'Beta_shirt', 'Delta']],
@@ -402,6 +415,8 @@ describe('products', () => {
       ['max_price=1.234', 'max_price must be a number with at most 2 decimal places'],
       ['min_price=10&max_price=5', 'min_price must not be greater than max_price'],
       ['in_stock=maybe', 'in_stock must be a boolean value'],
+      ['max_stock=-1', 'max_stock must not be less than 0'],
+      ['max_stock=2.5', 'max_stock must be an integer number'],
       ['sort=stock', 'sort must be one of the following values'],
       ['page_size=1000', 'page_size must not be greater than 100'],
     ])('refuses %s with 400', async (query, details) => {

@@ -67,6 +67,13 @@ describe('sessions', () => {
       ['/api/v1/sessions', 'get', ['200', '400', '401', '429', '500']],
       ['/api/v1/sessions', 'delete', ['200', '401', '429', '500']],
       ['/api/v1/sessions/{id}', 'delete', ['200', '400', '401', '404', '429', '500']],
+      ['/api/v1/users/{id}/sessions', 'get', ['200', '400', '401', '403', '404', '429', '500']],
+      ['/api/v1/users/{id}/sessions', 'delete', ['200', '400', '401', '403', '404', '429', '500']],
+      [
+        '/api/v1/users/{id}/sessions/{sessionId}',
+        'delete',
+        ['200', '400', '401', '403', '404', '429', '500'],
+      ],
       ['/api/v1/me', 'get', ['200', '401', '429', '500']],
       ['/api/v1/me/password', 'put', ['200', '400', '401', '429', '500']],
     ];
@@ -351,6 +358,88 @@ describe('sessions', () => {
         [account.id],
       );
       expect(live).toEqual([{ id: sessionIdOf(current.token) }]);
+    });
+  });
+
+  describe('/users/{id}/sessions (admin)', () => {
+    it('an admin lists a customer’s live sessions; the customer and other users are refused', async () => {
+      const customer = await createAccount(t);
+      const ended = await loginSession(t, customer.username);
+      await api().post('/api/v1/logout').auth(ended.token, { type: 'bearer' }).expect(200);
+      const later = await loginSession(t, customer.username);
+      const res = await api()
+        .get(`/api/v1/users/${customer.id}/sessions`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(200);
+      expect(res.body.meta).toEqual({ page: 1, page_size: 10, total: 2, total_page: 1 });
+      expect(res.body.data.map((s: { id: string }) => s.id)).toEqual([
+        sessionIdOf(later.token),
+        sessionIdOf(customer.token),
+      ]);
+      // `current` is the caller's own session: never one of the customer's.
+      expect(res.body.data.every((s: { current: boolean }) => !s.current)).toBe(true);
+
+      const forbidden = await api()
+        .get(`/api/v1/users/${customer.id}/sessions`)
+        .auth(customer.token, { type: 'bearer' })
+        .expect(403);
+      expect(forbidden.body).toMatchObject({ code: 403, data: { details: 'Insufficient permission' } });
+      const missing = await api()
+        .get('/api/v1/users/999999/sessions')
+        .auth(admin.token, { type: 'bearer' })
+        .expect(404);
+      expect(missing.body.data.details).toBe('User 999999 not found');
+      const bad = await api()
+        .get('/api/v1/users/x/sessions')
+        .auth(admin.token, { type: 'bearer' })
+        .expect(400);
+      expect(bad.body.data.errors[0]).toMatchObject({ field: 'id' });
+    });
+
+    it('an admin revokes one session of a customer, then all of them; the tokens stop working', async () => {
+      const customer = await createAccount(t);
+      const other = await loginSession(t, customer.username);
+      const stranger = await createAccount(t);
+      const socket = await connect(customer.token);
+
+      const foreign = await api()
+        .delete(`/api/v1/users/${customer.id}/sessions/${sessionIdOf(stranger.token)}`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(404);
+      expect(foreign.body.data.details).toBe(`Session ${sessionIdOf(stranger.token)} not found`);
+      expect((await sessionRow(sessionIdOf(stranger.token))).revoked_at).toBeNull();
+      const malformed = await api()
+        .delete(`/api/v1/users/${customer.id}/sessions/42`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(400);
+      expect(malformed.body.data.errors).toEqual([
+        { field: 'sessionId', rule: 'isUuid', message: 'sessionId must be a session id (a UUID)' },
+      ]);
+
+      await api()
+        .delete(`/api/v1/users/${customer.id}/sessions/${sessionIdOf(other.token)}`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(200);
+      await getMe(other.token).expect(401);
+      await refresh(other.refresh_token).expect(401);
+      await getMe(customer.token).expect(200);
+
+      const since = Date.now();
+      const all = await api()
+        .delete(`/api/v1/users/${customer.id}/sessions`)
+        .auth(admin.token, { type: 'bearer' })
+        .expect(200);
+      expect(all.body.data).toEqual({ revoked: 1 });
+      await getMe(customer.token).expect(401);
+      expect((await closedWithin(socket, since)).code).toBe(4401);
+      const live = await t.dataSource.query(
+        'SELECT id FROM sessions WHERE user_id = ? AND revoked_at IS NULL',
+        [customer.id],
+      );
+      expect(live).toEqual([]);
+      // The account itself stays active: a new login works.
+      await loginSession(t, customer.username);
+      await getMe(stranger.token).expect(200);
     });
   });
 

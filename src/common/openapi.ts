@@ -32,9 +32,20 @@ export class PageMetaDto {
     minimum: 0,
     example: 42,
     description:
-      'Exact number of records the filter matches; the product list keeps it per filter until the catalogue changes (docs/api.md, Lists)',
+      'Number of records the filter matches, exact on every list but a product search, whose total is exact ' +
+      'up to SEARCH_TOTAL_LIMIT (10 000) and then that limit (`total_exact`); the product list keeps it per ' +
+      'filter until the catalogue changes (docs/api.md, Lists)',
   })
   total: number;
+
+  @ApiPropertyOptional({
+    example: true,
+    description:
+      'Product searches only (on every search page): true when `total` is the exact number of matches, false ' +
+      'when there are more than `total` (SEARCH_TOTAL_LIMIT). Absent on lists without `search`.',
+  })
+  total_exact?: boolean;
+
   @ApiProperty({ type: 'integer', minimum: 0, example: 5 }) total_page: number;
 
   @ApiPropertyOptional({

@@ -23,10 +23,10 @@ export const MailRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'mail' satisfie
 
 /**
  * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
- * files under /uploads/, instead of `default`; `auth`: the routes marked with @AuthRateLimit(), besides `default`;
- * `mail`: the routes marked with @MailRateLimit(), besides `default`; `websocket-upgrade`: WebSocket handshakes
- * (which never reach the Express middleware), per client IP; `carts`:
- * anonymous cart creation (POST /carts without a bearer token), besides `default`.
+ * files under /uploads/ and of the admin console's files under /admin, instead of `default`; `auth`: the routes
+ * marked with @AuthRateLimit(), besides `default`; `mail`: the routes marked with @MailRateLimit(), besides
+ * `default`; `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP;
+ * `carts`: anonymous cart creation (POST /carts without a bearer token), besides `default`.
  */
 export type RateLimitBucket = 'default' | 'files' | 'auth' | 'mail' | 'websocket-upgrade' | 'carts';
 
@@ -49,8 +49,11 @@ export const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
 ];
 
-/** Stored files: the page of a storefront fetches many at once, so they have their own, larger bucket. */
-const FILES_PATH = /^\/api\/v1\/uploads\//;
+/**
+ * Stored files and the admin console's files: a page of a storefront or the console fetches many at once, so
+ * they have their own, larger bucket.
+ */
+const FILES_PATH = /^\/(?:api\/v1\/uploads\/|admin(?:\/|$))/;
 /** Not counted: the OpenAPI UI and document (not the API) and the health probes (orchestrators poll them). */
 const UNCOUNTED_PATH = /^\/api\/(?:docs(?:[/-]|$)|v1\/health(?:\/|$))/;
 

@@ -21,12 +21,14 @@ export function requestIdMiddleware(request: Request, response: Response, next: 
   request.id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   response.setHeader('X-Request-Id', request.id);
   const started = process.hrtime.bigint();
+  // Read now: a router mounted on a path (the admin console's, /admin) shortens request.path for its handlers.
+  const path = request.path;
   response.on('finish', () => {
     const entry = {
       msg: 'request',
       requestId: request.id,
       method: request.method,
-      path: request.path,
+      path,
       status: response.statusCode,
       durationMs: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
       ip: request.ip,

@@ -21,6 +21,12 @@ export class PaymentMethodsResponseDto {
       'The payment provider of each method (PAYMENT_PROVIDERS; a method not named there is manual)',
   })
   providers: Record<string, 'manual' | 'stripe'>;
+
+  @ApiProperty({
+    example: 'usd',
+    description: "CURRENCY: the shop's one currency (lower-case ISO 4217); every amount of the API is in it",
+  })
+  currency: string;
 }
 
 @ApiTags('orders')
@@ -32,7 +38,7 @@ export class PaymentMethodsController {
   @Get()
   @CatalogRead()
   @ApiOperation({
-    summary: 'The accepted payment_method values for new orders',
+    summary: "The accepted payment_method values for new orders, and the shop's currency",
     description: 'Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.',
   })
   @ApiEnvelope(PaymentMethodsResponseDto)
@@ -44,6 +50,7 @@ export class PaymentMethodsController {
       providers: Object.fromEntries(
         this.config.paymentMethods.map((method) => [method, named[method] ?? 'manual']),
       ),
+      currency: this.config.payments.currency,
     };
   }
 }

@@ -3,12 +3,13 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { SessionPurge } from './session-purge.js';
 import { Session } from './session.entity.js';
 import { SessionsController } from './sessions.controller.js';
+import { UserSessionsController } from './user-sessions.controller.js';
 import { SessionsService } from './sessions.service.js';
 import { UserSessions } from './user-sessions.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Session])],
-  controllers: [SessionsController],
+  controllers: [SessionsController, UserSessionsController],
   providers: [SessionsService, { provide: UserSessions, useExisting: SessionsService }, SessionPurge],
   exports: [UserSessions],
 })

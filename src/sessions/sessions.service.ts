@@ -33,6 +33,8 @@ const RECORD_ROTATED =
 const WAS_ROTATED = 'SELECT 1 AS hit FROM session_rotated_tokens WHERE session_id = ? AND token_hash = ?';
 const PURGE_ROTATED = 'DELETE FROM session_rotated_tokens WHERE rotated_at <= ?';
 
+const USER_EXISTS = 'SELECT id FROM users WHERE id = ? AND deleted_at IS NULL';
+
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
 function newSecret(): { secret: string; hash: string } {
@@ -146,13 +148,21 @@ export class SessionsService implements UserSessions {
     return (await this.sessions.query(WAS_ROTATED, [sessionId, hash])).length > 0;
   }
 
-  /** The caller's live sessions, the most recently used first. */
-  async list(user: AuthUser, query: PageQueryDto): Promise<Paginated<SessionResponseDto>> {
+  /**
+   * A user's live sessions, the most recently used first; `current` marks the caller's own session. An admin
+   * listing another user's sessions names a user that must exist (deleted ones are 404 too).
+   */
+  async list(
+    user: AuthUser,
+    query: PageQueryDto,
+    userId: number = user.id,
+  ): Promise<Paginated<SessionResponseDto>> {
+    if (userId !== user.id) await this.requireUser(userId);
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
     const [sessions, total] = await this.sessions
       .createQueryBuilder('s')
       .where('s.userId = :userId AND s.revokedAt IS NULL AND s.expiresAt > :now', {
-        userId: user.id,
+        userId,
         now: new Date(),
       })
       .orderBy('s.lastUsedAt', 'DESC')
@@ -206,6 +216,17 @@ export class SessionsService implements UserSessions {
       await this.events.publish(tx, 'sessions.revoked', { userId, sessionId: null, exceptSessionId });
     }
     return revoked;
+  }
+
+  /** Revokes every live session of a user (an admin's action; the caller's own current one included). */
+  async revokeAllOf(userId: number): Promise<number> {
+    await this.requireUser(userId);
+    return this.transactions.run('revoke user sessions', (manager) => this.revokeAll(manager, userId, null));
+  }
+
+  private async requireUser(userId: number): Promise<void> {
+    const found = await this.sessions.query(USER_EXISTS, [userId]);
+    if (found.length === 0) throw new NotFoundException(`User ${userId} not found`);
   }
 
   /** Revokes all the caller's other sessions. */

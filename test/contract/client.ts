@@ -1,21 +1,20 @@
-// A small storefront client typed from the served OpenAPI document (types generated into .generated/api.d.ts
-// by test/contract.e2e-spec.ts). It is compiled with `tsc --strict --noEmit`: if a change to the API breaks the
-// types a front end relies on, this stops compiling and the test fails.
-import createClient from 'openapi-fetch';
-import type { components, paths } from './.generated/api.js';
+// A small storefront written on the SDK (@commerce/sdk, typed from the served OpenAPI document). It is compiled
+// with `tsc --strict --noEmit` by test/contract.e2e-spec.ts: if a change to the API breaks the types a front end
+// relies on, this stops compiling and the test fails.
+import { createCommerceClient, type components, type paths } from '@commerce/sdk';
 
 type FieldError = components['schemas']['FieldErrorDto'];
 type Product = components['schemas']['ProductResponseDto'];
 
-let api = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+let api = createCommerceClient({ baseUrl: 'http://localhost:3000/api/v1' }).api;
 
 /** Points the client at a running service (the contract test runs these functions against one). */
 export function useService(baseUrl: string): void {
-  api = createClient<paths>({ baseUrl });
+  api = createCommerceClient({ baseUrl: `${baseUrl}/api/v1` }).api;
 }
 
 export async function login(username: string, password: string): Promise<string> {
-  const { data, error } = await api.POST('/api/v1/login', { body: { username, password } });
+  const { data, error } = await api.POST('/login', { body: { username, password } });
   if (error !== undefined) throw new Error(error.data.details);
   const token: string = data.data.token;
   const role: string = data.data.user.role;
@@ -26,7 +25,7 @@ export async function listProducts(
   token: string,
   page: number,
 ): Promise<{ items: Product[]; pages: number }> {
-  const { data, error } = await api.GET('/api/v1/products', {
+  const { data, error } = await api.GET('/products', {
     params: { query: { page, page_size: 20, sort: '-price' } },
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -45,14 +44,14 @@ export async function categoryPage(
   slug: string,
 ): Promise<{ menu: Category[]; products: Product[] } | FieldError[]> {
   const headers = { Authorization: `Bearer ${token}` };
-  const menu = await api.GET('/api/v1/categories', { params: { query: { parent_id: 0 } }, headers });
+  const menu = await api.GET('/categories', { params: { query: { parent_id: 0 } }, headers });
   if (menu.error !== undefined) throw new Error(menu.error.data.details);
-  const found = await api.GET('/api/v1/categories', { params: { query: { slug } }, headers });
+  const found = await api.GET('/categories', { params: { query: { slug } }, headers });
   if (found.error !== undefined) throw new Error(found.error.data.details);
   const category: Category | undefined = found.data.data[0];
   if (category === undefined) return { menu: menu.data.data, products: [] };
   const parent: number | null = category.parent_id;
-  const { data, error, response } = await api.GET('/api/v1/products', {
+  const { data, error, response } = await api.GET('/products', {
     params: { query: { category_id: category.id, include_descendants: true } },
     headers,
   });
@@ -69,7 +68,7 @@ export async function placeOrder(
   productId: number,
   quantity: number,
 ): Promise<{ orderNumber: string; replayed: boolean } | FieldError[]> {
-  const { data, error, response } = await api.POST('/api/v1/orders', {
+  const { data, error, response } = await api.POST('/orders', {
     body: {
       items: [{ product_id: productId, quantity }],
       shipping_address: '1 Main St',
@@ -95,7 +94,7 @@ export async function addProduct(
   price: number,
   categoryId: number,
 ): Promise<number> {
-  const { data, error } = await api.POST('/api/v1/products', {
+  const { data, error } = await api.POST('/products', {
     body: { name, price, category_id: categoryId },
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -105,7 +104,7 @@ export async function addProduct(
 
 /** A partial update: the price alone. */
 export async function changePrice(token: string, id: number, price: number): Promise<number> {
-  const { data, error } = await api.PUT('/api/v1/products/{id}', {
+  const { data, error } = await api.PUT('/products/{id}', {
     params: { path: { id } },
     body: { price },
     headers: { Authorization: `Bearer ${token}` },
@@ -114,7 +113,7 @@ export async function changePrice(token: string, id: number, price: number): Pro
   return data.data.price;
 }
 
-type Deleted = paths['/api/v1/products/{id}']['delete']['responses'][200]['content']['application/json'];
+type Deleted = paths['/products/{id}']['delete']['responses'][200]['content']['application/json'];
 /** A DELETE answers `data: null` (exactly null in the types: this line stops compiling otherwise). */
 const deletedDataIsNull: [Deleted['data']] extends [null]
   ? [null] extends [Deleted['data']]
@@ -123,7 +122,7 @@ const deletedDataIsNull: [Deleted['data']] extends [null]
   : false = true;
 
 export async function deleteProduct(token: string, id: number): Promise<boolean> {
-  const { data, error } = await api.DELETE('/api/v1/products/{id}', {
+  const { data, error } = await api.DELETE('/products/{id}', {
     params: { path: { id } },
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -132,21 +131,21 @@ export async function deleteProduct(token: string, id: number): Promise<boolean>
 }
 
 export async function health(): Promise<'up'> {
-  const { data, error } = await api.GET('/api/v1/health');
+  const { data, error } = await api.GET('/health');
   if (error !== undefined) throw new Error(error.data.details);
   return data.data.database;
 }
 
 /** The "forgot password" form: the same answer for any address; the e-mail's link leads to `resetPassword`. */
 export async function forgotPassword(email: string): Promise<boolean> {
-  const { data, error } = await api.POST('/api/v1/auth/password-reset', { body: { email } });
+  const { data, error } = await api.POST('/auth/password-reset', { body: { email } });
   if (error !== undefined) throw new Error(error.data.details);
   return data.code === 200;
 }
 
 /** The page of the reset link: a 400 names `token` (unknown, used, expired) or `password` (registration's rules). */
 export async function resetPassword(token: string, password: string): Promise<FieldError[]> {
-  const { error, response } = await api.POST('/api/v1/auth/password-reset/confirm', {
+  const { error, response } = await api.POST('/auth/password-reset/confirm', {
     body: { token, password },
   });
   if (error === undefined) return [];
@@ -156,9 +155,9 @@ export async function resetPassword(token: string, password: string): Promise<Fi
 
 /** The page of the verification link, then whether the account shows its address as verified. */
 export async function verifyEmail(token: string, bearer: string, userId: number): Promise<boolean> {
-  await api.POST('/api/v1/auth/verify-email', { body: { token } });
-  await api.POST('/api/v1/auth/verify-email/resend', { body: { email: 'jane@example.com' } });
-  const { data, error } = await api.GET('/api/v1/users/{id}', {
+  await api.POST('/auth/verify-email', { body: { token } });
+  await api.POST('/auth/verify-email/resend', { body: { email: 'jane@example.com' } });
+  const { data, error } = await api.GET('/users/{id}', {
     params: { path: { id: userId } },
     headers: { Authorization: `Bearer ${bearer}` },
   });
@@ -171,7 +170,7 @@ type Delivery = components['schemas']['WebhookDeliveryResponseDto'];
 
 /** An integration's set-up: registers its endpoint, keeps the secret, and lists the failed deliveries to retry. */
 export async function registerWebhook(token: string, url: string): Promise<{ id: number; secret: string }> {
-  const { data, error } = await api.POST('/api/v1/admin/webhooks', {
+  const { data, error } = await api.POST('/admin/webhooks', {
     body: { url, events: ['order.created', 'order.paid'], description: 'ERP' },
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -181,14 +180,14 @@ export async function registerWebhook(token: string, url: string): Promise<{ id:
 
 export async function retryFailedDeliveries(token: string, webhookId: number): Promise<Delivery[]> {
   const auth = { Authorization: `Bearer ${token}` };
-  const { data, error } = await api.GET('/api/v1/admin/webhooks/{id}/deliveries', {
+  const { data, error } = await api.GET('/admin/webhooks/{id}/deliveries', {
     params: { path: { id: webhookId }, query: { page: 1, page_size: 100 } },
     headers: auth,
   });
   if (error !== undefined) throw new Error(error.data.details);
   const retried: Delivery[] = [];
   for (const delivery of data.data.filter((item) => item.status === 'failed')) {
-    const retry = await api.POST('/api/v1/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
+    const retry = await api.POST('/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
       params: { path: { id: webhookId, deliveryId: delivery.id } },
       headers: auth,
     });
@@ -208,13 +207,13 @@ export async function saveAddressAndShipping(
   address: components['schemas']['CreateAddressDto'],
 ): Promise<{ address: Address; options: ShippingOption[] } | FieldError[]> {
   const headers = { Authorization: `Bearer ${token}` };
-  const saved = await api.POST('/api/v1/me/addresses', { body: { ...address, is_default: true }, headers });
+  const saved = await api.POST('/me/addresses', { body: { ...address, is_default: true }, headers });
   if (saved.error !== undefined) {
     if (saved.response.status === 400 && 'errors' in saved.error.data) return saved.error.data.errors;
     throw new Error(saved.error.data.details);
   }
   const country: string = saved.data.data.country;
-  const { data, error } = await api.GET('/api/v1/shipping-options', {
+  const { data, error } = await api.GET('/shipping-options', {
     params: { query: { country, page_size: 100 } },
     headers,
   });
@@ -228,7 +227,7 @@ export async function saveAddressAndShipping(
 
 /** A product page by its slug (the path segment takes an id or a slug), with its gallery in order. */
 export async function productPage(slug: string): Promise<{ title: string; gallery: string[] }> {
-  const { data, error } = await api.GET('/api/v1/products/{id}', { params: { path: { id: slug } } });
+  const { data, error } = await api.GET('/products/{id}', { params: { path: { id: slug } } });
   if (error !== undefined) throw new Error(error.data.details);
   const first: string = data.data.image;
   const gallery: string[] = data.data.images.map((image) => `${image.position}:${image.url}:${image.alt}`);
@@ -237,14 +236,14 @@ export async function productPage(slug: string): Promise<{ title: string; galler
 
 /** The slug look-up as a list: one product or none. */
 export async function findBySlug(slug: string): Promise<Product | undefined> {
-  const { data, error } = await api.GET('/api/v1/products', { params: { query: { slug } } });
+  const { data, error } = await api.GET('/products', { params: { query: { slug } } });
   if (error !== undefined) throw new Error(error.data.details);
   return data.data[0];
 }
 
 /** A cart page's products in one call, in the cart's order (unknown ids simply absent). */
 export async function cartProducts(token: string, ids: number[]): Promise<Product[]> {
-  const { data, error } = await api.GET('/api/v1/products', {
+  const { data, error } = await api.GET('/products', {
     params: { query: { ids: ids.join(',') } },
     headers: { Authorization: `Bearer ${token}` },
   });
@@ -258,7 +257,7 @@ export async function setImages(
   id: number,
   images: Array<{ url: string; alt?: string }>,
 ): Promise<Product['images'] | FieldError[]> {
-  const { data, error, response } = await api.PUT('/api/v1/products/{id}', {
+  const { data, error, response } = await api.PUT('/products/{id}', {
     params: { path: { id } },
     body: { images },
     headers: { Authorization: `Bearer ${token}` },
@@ -272,7 +271,7 @@ export async function setImages(
 
 /** An admin adds a variant; its option values are a name-to-value map, its SKU and title strings. */
 export async function addVariant(token: string, productId: number): Promise<{ id: number; title: string }> {
-  const { data, error } = await api.POST('/api/v1/products/{id}/variants', {
+  const { data, error } = await api.POST('/products/{id}/variants', {
     params: { path: { id: productId } },
     body: { sku: 'TEE-RED-M', options: { Size: 'M', Colour: 'Red' }, price: 19.99, stock: 10 },
     headers: { Authorization: `Bearer ${token}` },
@@ -284,7 +283,7 @@ export async function addVariant(token: string, productId: number): Promise<{ id
 
 /** An order by variant; each item of its detail carries the variant's SKU and title, null for simple products. */
 export async function orderVariant(token: string, variantId: number): Promise<Array<string | null>> {
-  const placed = await api.POST('/api/v1/orders', {
+  const placed = await api.POST('/orders', {
     body: {
       items: [{ variant_id: variantId, quantity: 1 }],
       shipping_address: '1 Main St',
@@ -293,7 +292,7 @@ export async function orderVariant(token: string, variantId: number): Promise<Ar
     headers: { Authorization: `Bearer ${token}` },
   });
   if (placed.error !== undefined) throw new Error(placed.error.data.details);
-  const { data, error } = await api.GET('/api/v1/orders/{id}', {
+  const { data, error } = await api.GET('/orders/{id}', {
     params: { path: { id: placed.data.data.id } },
     headers: { Authorization: `Bearer ${token}` },
   });

@@ -1,0 +1,273 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import type { Schemas } from '@commerce/sdk';
+import { client } from '../client';
+import { useCurrency } from '../currency';
+import { formatDateTime, formatMoney, humanize } from '../format';
+import { useLive } from '../live';
+import { Link } from '../router';
+import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '../ui';
+
+type StatusChange = Schemas['UpdateOrderStatusDto'];
+
+/**
+ * The status changes the order lifecycle offers from where the order is (docs/api.md, Lifecycle); whether one is
+ * allowed right now (a paid order is refunded before it is cancelled, …) is the API's answer.
+ */
+function changesFor(status: string): { label: string; body: StatusChange }[] {
+  switch (status) {
+    case 'pending':
+      return [
+        { label: 'Mark as paid', body: { status: 'paid', payment_status: 'paid' } },
+        { label: 'Cancel', body: { status: 'cancelled' } },
+      ];
+    case 'paid':
+      return [
+        { label: 'Ship', body: { status: 'shipped' } },
+        { label: 'Cancel', body: { status: 'cancelled' } },
+      ];
+    case 'shipped':
+      return [{ label: 'Complete', body: { status: 'completed' } }];
+    default:
+      return [];
+  }
+}
+
+export function OrderPage({ id }: { id: number }) {
+  const currency = useCurrency();
+  const { socket } = useLive();
+  const path = { params: { path: { id } } };
+  const order = useLoad(() => client.data(client.api.GET('/orders/{id}', path)), [id]);
+  const payments = useLoad(() => client.data(client.api.GET('/orders/{id}/payments', path)), [id]);
+  const refunds = useLoad(() => client.data(client.api.GET('/admin/orders/{id}/refunds', path)), [id]);
+  const change = useAction();
+  const refund = useAction();
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+
+  const reloadAll = () => {
+    void order.reload();
+    void payments.reload();
+    void refunds.reload();
+  };
+
+  // Someone else (the customer, another admin, a payment) may change the order while it is open here.
+  const reloadLatest = useRef(reloadAll);
+  reloadLatest.current = reloadAll;
+  useEffect(() => {
+    if (socket === null) return;
+    return socket.on('order.updated', (frame) => {
+      if (frame.data.id === id) reloadLatest.current();
+    });
+  }, [socket, id]);
+
+  const setStatus = (label: string, body: StatusChange) =>
+    void change
+      .run(() => client.data(client.api.PATCH('/orders/{id}/status', { ...path, body })), `${label}: done.`)
+      .then((ok) => ok && reloadAll());
+
+  const submitRefund = (event: FormEvent) => {
+    event.preventDefault();
+    const body = {
+      ...(amount.trim() !== '' && { amount: Number(amount) }),
+      ...(reason.trim() !== '' && { reason: reason.trim() }),
+    };
+    void refund
+      .run(async () => {
+        const made = await client.data(client.api.POST('/admin/orders/{id}/refunds', { ...path, body }));
+        return made;
+      }, 'Refund recorded.')
+      .then((ok) => {
+        if (!ok) return;
+        setAmount('');
+        setReason('');
+        reloadAll();
+      });
+  };
+
+  const data = order.data;
+  const owner = data?.user as { id: number; username: string; email: string } | null | undefined;
+  const address = data?.shipping_address_details as Record<string, string> | null | undefined;
+  const money = (value: number) => formatMoney(value, currency);
+
+  return (
+    <Page title={data !== null ? `Order ${data.order_number}` : 'Order'}>
+      <p>
+        <Link to="/orders">Back to the order list</Link>
+      </p>
+      <Alert message={order.error} />
+      {data !== null && (
+        <>
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd>
+              <span className={`badge badge-${data.status}`}>{humanize(data.status)}</span>
+            </dd>
+            <dt>Payment</dt>
+            <dd>
+              <span className={`badge badge-${data.payment_status}`}>{humanize(data.payment_status)}</span> (
+              {humanize(data.payment_method)})
+            </dd>
+            <dt>Placed</dt>
+            <dd>{formatDateTime(data.created_at)}</dd>
+            <dt>Customer</dt>
+            <dd>{owner != null ? `${owner.username} (${owner.email})` : `${data.email ?? ''} (guest)`}</dd>
+            <dt>Shipping address</dt>
+            <dd>
+              {address != null ? (
+                <address>
+                  {[
+                    address.name,
+                    address.line1,
+                    address.line2,
+                    [address.postal_code, address.city].join(' '),
+                    address.region,
+                    address.country,
+                    address.phone,
+                  ]
+                    .filter((line) => line !== undefined && line.trim() !== '')
+                    .map((line, index) => (
+                      <span key={index} className="line">
+                        {line}
+                      </span>
+                    ))}
+                </address>
+              ) : (
+                data.shipping_address
+              )}
+            </dd>
+          </dl>
+
+          <section aria-labelledby="status-heading">
+            <h2 id="status-heading">Status</h2>
+            <div className="actions">
+              {changesFor(data.status).map(({ label, body }) => (
+                <button
+                  key={label}
+                  type="button"
+                  disabled={change.busy}
+                  onClick={() => setStatus(label, body)}
+                >
+                  {label}
+                </button>
+              ))}
+              {changesFor(data.status).length === 0 && (
+                <p>No further status change for a {data.status} order.</p>
+              )}
+            </div>
+            <Alert message={change.error} />
+            <Status message={change.status} />
+          </section>
+
+          <section aria-labelledby="items-heading">
+            <h2 id="items-heading">Items</h2>
+            <DataTable
+              columns={[
+                'Product',
+                'SKU',
+                ['Quantity', 'number'],
+                ['Unit price', 'number'],
+                ['Subtotal', 'number'],
+              ]}
+              footer={
+                <>
+                  <tr>
+                    <th scope="row" colSpan={4}>
+                      Shipping
+                    </th>
+                    <td className="number">{money(data.shipping_total)}</td>
+                  </tr>
+                  <tr>
+                    <th scope="row" colSpan={4}>
+                      Total
+                    </th>
+                    <td className="number">{money(data.total_amount)}</td>
+                  </tr>
+                </>
+              }
+            >
+              {data.items.map((item) => (
+                <tr key={item.id}>
+                  <th scope="row">
+                    <Link to={`/products/${item.product_id}`}>{item.product_name}</Link>
+                    {item.variant_title !== null && <span className="sub"> {item.variant_title}</span>}
+                  </th>
+                  <td>{item.sku ?? ''}</td>
+                  <td className="number">{item.quantity}</td>
+                  <td className="number">{money(item.price)}</td>
+                  <td className="number">{money(Math.round(item.price * item.quantity * 100) / 100)}</td>
+                </tr>
+              ))}
+            </DataTable>
+          </section>
+        </>
+      )}
+
+      <section aria-labelledby="payments-heading">
+        <h2 id="payments-heading">Payments</h2>
+        <Alert message={payments.error} />
+        {payments.data !== null &&
+          (payments.data.length === 0 ? (
+            <p>No payment has been started for this order.</p>
+          ) : (
+            <DataTable
+              columns={['Payment', 'Provider', 'Status', ['Amount', 'number'], 'Created', 'Updated']}
+            >
+              {payments.data.map((payment) => (
+                <tr key={payment.id}>
+                  <th scope="row">#{payment.id}</th>
+                  <td>{payment.provider}</td>
+                  <td>{humanize(payment.status)}</td>
+                  <td className="number">{formatMoney(payment.amount, payment.currency)}</td>
+                  <td>{formatDateTime(payment.created_at)}</td>
+                  <td>{formatDateTime(payment.updated_at)}</td>
+                </tr>
+              ))}
+            </DataTable>
+          ))}
+      </section>
+
+      <section aria-labelledby="refunds-heading">
+        <h2 id="refunds-heading">Refunds</h2>
+        <Alert message={refunds.error} />
+        {refunds.data !== null && refunds.data.length > 0 && (
+          <DataTable columns={['Refund', ['Amount', 'number'], 'Status', 'Reason', 'Created']}>
+            {refunds.data.map((made) => (
+              <tr key={made.id}>
+                <th scope="row">#{made.id}</th>
+                <td className="number">{money(made.amount)}</td>
+                <td>{humanize(made.status)}</td>
+                <td>{made.reason}</td>
+                <td>{formatDateTime(made.created_at)}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+        <form className="inline-form" onSubmit={submitRefund} noValidate>
+          <TextField
+            label="Refund amount"
+            type="number"
+            inputMode="decimal"
+            min="0.01"
+            step="0.01"
+            hint="Leave empty to refund everything paid and not yet refunded."
+            value={amount}
+            error={refund.fields.amount}
+            onChange={(event) => setAmount(event.target.value)}
+          />
+          <TextField
+            label="Reason"
+            value={reason}
+            maxLength={255}
+            error={refund.fields.reason}
+            onChange={(event) => setReason(event.target.value)}
+          />
+          <button type="submit" disabled={refund.busy}>
+            Refund
+          </button>
+        </form>
+        <Alert message={refund.error} />
+        <Status message={refund.status} />
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * A list page's query string (`?…`, or '' when empty): empty values are left out, and so is page 1, so that a
+ * list's address stays as short as what it shows.
+ */
+export function listQuery(values: Record<string, string | number>): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== '' && !(key === 'page' && Number(value) <= 1)) params.set(key, String(value));
+  }
+  const query = params.toString();
+  return query === '' ? '' : `?${query}`;
+}
+
+/** Where the console is served; every route is below it. */
+export const BASE = '/admin';
+
+export type Route =
+  | { name: 'login' }
+  | { name: 'dashboard' }
+  | { name: 'orders' }
+  | { name: 'order'; id: number }
+  | { name: 'products' }
+  | { name: 'product-new' }
+  | { name: 'product'; id: number }
+  | { name: 'categories' }
+  | { name: 'customers' }
+  | { name: 'shipping-options' }
+  | { name: 'webhooks' }
+  | { name: 'not-found' };
+
+const fixed: Record<string, Route> = {
+  '': { name: 'dashboard' },
+  '/login': { name: 'login' },
+  '/orders': { name: 'orders' },
+  '/products': { name: 'products' },
+  '/products/new': { name: 'product-new' },
+  '/categories': { name: 'categories' },
+  '/customers': { name: 'customers' },
+  '/shipping-options': { name: 'shipping-options' },
+  '/webhooks': { name: 'webhooks' },
+};
+
+/** The route of a location's path (with or without a trailing slash); ids are positive decimal integers. */
+export function matchRoute(pathname: string): Route {
+  if (pathname !== BASE && !pathname.startsWith(`${BASE}/`)) return { name: 'not-found' };
+  const rest = pathname.slice(BASE.length).replace(/\/+$/, '');
+  const route = fixed[rest];
+  if (route !== undefined) return route;
+  const withId = /^\/(orders|products)\/([1-9][0-9]{0,9})$/.exec(rest);
+  if (withId !== null) {
+    const id = Number(withId[2]);
+    return withId[1] === 'orders' ? { name: 'order', id } : { name: 'product', id };
+  }
+  return { name: 'not-found' };
+}

@@ -1,0 +1,194 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { CommerceApiError } from './errors.js';
+import type { components, paths } from './schema.js';
+import { createSession, type LockManagerLike, type Session } from './session.js';
+import { openSocket, type CommerceSocket, type SocketOptions, type WebSocketConstructor } from './socket.js';
+import { memoryTokenStore, type Tokens, type TokenStore } from './tokens.js';
+
+export type Schemas = components['schemas'];
+export type UploadResult = Schemas['UploadResultDto'];
+
+export interface CommerceClientOptions {
+  /** The API's base URL: `https://shop.example/api/v1`, or `/api/v1` in a browser on the service's origin. */
+  baseUrl: string;
+  /** Where tokens are kept (default: in memory, for this client object only). */
+  tokens?: TokenStore;
+  /** The fetch to call (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /** The WebSocket class for `socket()` (default `globalThis.WebSocket`; on Node 20 pass the `ws` package's). */
+  WebSocket?: WebSocketConstructor;
+}
+
+/** What an openapi-fetch call resolves to: the success body as `data`, or the error body as `error`. */
+interface CallResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+export interface CommerceClient {
+  /** The typed openapi-fetch client: paths relative to `baseUrl`, bodies, parameters and answers per status typed. */
+  api: Client<paths>;
+  /** Resolves to the envelope's `data` of a successful call; throws `CommerceApiError` otherwise. */
+  data<T extends { data: unknown }>(call: Promise<CallResult<T>>): Promise<T['data']>;
+  /** A list call's `data` and `meta`; throws `CommerceApiError` otherwise. */
+  page<T extends { data: unknown[]; meta: unknown }>(
+    call: Promise<CallResult<T>>,
+  ): Promise<{ data: T['data']; meta: T['meta'] }>;
+  session: Session;
+  /** `POST /upload` with one file (a Blob or File); answers the stored file's `{filename, original_name, …}`. */
+  upload(file: Blob, options?: { filename?: string }): Promise<UploadResult>;
+  /** A reconnecting WebSocket on `baseUrl` + `/ws`, authenticated with the session's token. */
+  socket(options?: SocketOptions): CommerceSocket;
+}
+
+/** Calls that need no bearer token and whose 401 is about their own body, not an expired token. */
+const NO_BEARER = new Set(['/login', '/auth/refresh', '/register']);
+const CART_PATH = /^\/carts\/([^/]+)(?:\/|$)/;
+const ORDER_PATH = /^\/orders\/([^/]+)$/;
+const CREATE_CART = /^\/carts$/;
+const CHECKOUT_PATH = /^\/carts\/[^/]+\/checkout$/;
+const CLAIM_PATH = /^\/carts\/([^/]+)\/claim$/;
+/** An access token this close to its expiry is refreshed before the call rather than after its 401. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+export function createCommerceClient(options: CommerceClientOptions): CommerceClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const store = options.tokens ?? memoryTokenStore();
+  const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const basePath = new URL(baseUrl, 'http://relative.invalid').pathname.replace(/\/+$/, '');
+  const pathOf = (url: string) => new URL(url, 'http://relative.invalid').pathname.slice(basePath.length);
+
+  const post = async (path: string, body: unknown) => {
+    const response = await send(`${baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not the API's envelope: CommerceApiError keeps the text.
+    }
+    return { status: response.status, body: parsed };
+  };
+
+  const locks = (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
+  const session = createSession({
+    store,
+    post,
+    locks,
+    revoke: async () => {
+      const { response, error } = await api.POST('/logout');
+      return { status: response.status, body: error };
+    },
+  });
+
+  const updateStore = async (update: (tokens: Tokens) => Tokens) =>
+    store.set(update((await store.get()) ?? {}));
+
+  /** Remembers the secret of a guest cart or order from the answer that shows it (once). */
+  const keepGuestTokens = async (path: string, method: string, response: Response) => {
+    if (method !== 'POST' || !response.ok) return;
+    const claimed = CLAIM_PATH.exec(path)?.[1];
+    if (claimed !== undefined) {
+      // The cart is the customer's now (or merged into theirs): its token has stopped working.
+      await updateStore(({ carts = {}, ...rest }) => {
+        const { [claimed]: _claimed, ...others } = carts;
+        return { ...rest, carts: others };
+      });
+      return;
+    }
+    if (!CREATE_CART.test(path) && !CHECKOUT_PATH.test(path)) return;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => ({}))) as { data?: { id?: string | number; cart_token?: string; order_token?: string } };
+    const id = body.data?.id;
+    if (id === undefined) return;
+    if (body.data?.cart_token !== undefined) {
+      const secret = body.data.cart_token;
+      await updateStore((tokens) => ({ ...tokens, carts: { ...tokens.carts, [id]: secret } }));
+    }
+    if (body.data?.order_token !== undefined) {
+      const secret = body.data.order_token;
+      await updateStore((tokens) => ({ ...tokens, orders: { ...tokens.orders, [id]: secret } }));
+    }
+  };
+
+  /**
+   * Every call of `api`: the bearer token, the guest tokens of the cart or order in the path, a refresh just
+   * before the token expires, and after a 401 one refresh (shared with any other call that met one) and one retry.
+   */
+  const authorizedFetch = async (input: Request): Promise<Response> => {
+    const path = pathOf(input.url);
+    const tokens = (await store.get()) ?? {};
+    const headers = new Headers(input.headers);
+    const cart = CART_PATH.exec(path)?.[1];
+    if (cart !== undefined && tokens.carts?.[cart] !== undefined && !headers.has('X-Cart-Token')) {
+      headers.set('X-Cart-Token', tokens.carts[cart]);
+    }
+    const order = ORDER_PATH.exec(path)?.[1];
+    if (order !== undefined && tokens.orders?.[order] !== undefined && !headers.has('X-Order-Token')) {
+      headers.set('X-Order-Token', tokens.orders[order]);
+    }
+    let bearer = tokens.token;
+    const authorize = !NO_BEARER.has(path) && !headers.has('Authorization') && bearer !== undefined;
+    if (authorize && tokens.expires_at !== undefined && tokens.expires_at - Date.now() < EXPIRY_MARGIN_MS) {
+      bearer = (await session.refreshAfter(tokens.refresh_token).catch(() => null)) ?? bearer;
+    }
+    if (authorize) headers.set('Authorization', `Bearer ${bearer}`);
+    const retry = authorize ? input.clone() : undefined;
+    let response = await send(new Request(input, { headers }));
+    if (response.status === 401 && retry !== undefined) {
+      const fresh = await session.refreshAfter(tokens.refresh_token).catch(() => null);
+      if (fresh !== null && fresh !== bearer) {
+        headers.set('Authorization', `Bearer ${fresh}`);
+        response = await send(new Request(retry, { headers }));
+      }
+    }
+    await keepGuestTokens(path, input.method, response);
+    return response;
+  };
+
+  const api = createClient<paths>({ baseUrl, fetch: authorizedFetch });
+
+  const data = async <T extends { data: unknown }>(call: Promise<CallResult<T>>): Promise<T['data']> => {
+    const { data: body, error, response } = await call;
+    if (!response.ok || body === undefined) throw new CommerceApiError(response.status, error);
+    return body.data;
+  };
+
+  return {
+    api,
+    data,
+    async page(call) {
+      const { data: body, error, response } = await call;
+      if (!response.ok || body === undefined) throw new CommerceApiError(response.status, error);
+      return { data: body.data, meta: body.meta };
+    },
+    session,
+    async upload(file, { filename } = {}) {
+      const form = new FormData();
+      const name = filename ?? (file as { name?: string }).name ?? 'upload';
+      form.append('file', file, name);
+      return data(
+        api.POST('/upload', {
+          // The typed body describes the part; the form is what is sent.
+          body: { file: name },
+          bodySerializer: () => form,
+        }),
+      );
+    },
+    socket(socketOptions = {}) {
+      return openSocket({
+        url: `${baseUrl}/ws`,
+        session,
+        WebSocket: options.WebSocket,
+        ...socketOptions,
+      });
+    },
+  };
+}

@@ -1,0 +1,587 @@
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync, gzipSync } from 'node:zlib';
+import type { Browser, Page, Response } from 'playwright-core';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { loadConfig } from '../src/config/app-config.js';
+import { buildDataSourceOptions } from '../src/database/data-source-options.js';
+import { ADMIN, ADMIN_ENV, createAccount, login, loginAdmin, type Account } from './support/accounts.js';
+import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
+import { eventually } from './support/eventually.js';
+import { orderBody, postOrder } from './support/orders.js';
+import {
+  buildConsole,
+  describeInBrowser,
+  LAPTOP,
+  launchChromium,
+  RESULTS_DIR,
+  screenshot,
+  TABLET,
+  watchPage,
+  type PageLog,
+} from './support/browser.js';
+import { createTestDatabase } from './support/test-app.js';
+import { registerWebhook, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+/** A solid-colour PNG, so that the uploaded image is a real one the browser shows. */
+function png(width: number, height: number, [r, g, b]: [number, number, number]): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k += 1) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (bytes: Buffer) => {
+    let c = 0xffffffff;
+    for (const byte of bytes) c = crcTable[(c ^ byte) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const sum = Buffer.alloc(4);
+    sum.writeUInt32BE(crc(body));
+    return Buffer.concat([length, body, sum]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8 bits per channel, RGB
+  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3).fill(Buffer.from([r, g, b]))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(Buffer.concat(Array.from({ length: height }, () => row)))),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/**
+ * The admin console in Chromium against the built service as a process (SQLite, or the database of
+ * TEST_DATABASE_URL): an admin's whole round of work, a customer refused, every page photographed.
+ * The steps build on each other, in order.
+ */
+describeInBrowser()('admin console in the browser', () => {
+  let service: AppProcess;
+  let consoleDir: string;
+  let uploadDir: string;
+  let dropDatabase: () => Promise<void>;
+  let db: DataSource;
+  let browser: Browser;
+  let admin: Awaited<ReturnType<typeof openContext>>;
+  let customer: Account;
+  let receiver: WebhookReceiver;
+  const allLogs: PageLog[] = [];
+
+  const api = () => request(service.url);
+  const url = (path: string) => `${service.url}/admin${path}`;
+
+  async function openContext(viewport = LAPTOP) {
+    const context = await browser.newContext({ viewport });
+    const log = await watchPage(context);
+    allLogs.push(log);
+    const page = await context.newPage();
+    // The frames the page's WebSocket receives.
+    const frames: Array<{ type: string; data?: unknown }> = [];
+    page.on('websocket', (socket) =>
+      socket.on('framereceived', ({ payload }) => frames.push(JSON.parse(String(payload)))),
+    );
+    return { context, page, log, frames };
+  }
+
+  async function signIn(page: Page, username: string, password: string) {
+    await page.goto(url('/login'));
+    await page.getByLabel('Username', { exact: true }).fill(username);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  const heading = (page: Page, name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+  /** Follows a link of the navigation landmark, as a person does. */
+  async function go(page: Page, link: string) {
+    await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
+    await heading(page, link === 'Shipping' ? 'Shipping options' : link).waitFor();
+  }
+
+  /** Whether the field labelled `label` has the focus. (Scripts run in the page are given as text: no DOM types here.) */
+  const focused = async (page: Page, label: string) =>
+    (await page.getByLabel(label, { exact: true }).getAttribute('id')) ===
+    (await page.evaluate('document.activeElement && document.activeElement.id'));
+
+  beforeAll(async () => {
+    buildService();
+    consoleDir = buildConsole();
+    uploadDir = mkdtempSync(join(tmpdir(), 'commerce-console-uploads-'));
+    const database = await createTestDatabase();
+    dropDatabase = database.drop;
+    service = await startAppProcess({
+      ...ADMIN_ENV,
+      DATABASE_URL: database.url,
+      JWT_SECRET: 'admin-console-browser-test-secret-0123456789',
+      THROTTLE_LIMIT: '100000',
+      THROTTLE_AUTH_LIMIT: '100000',
+      THROTTLE_FILES_LIMIT: '100000',
+      ADMIN_CONSOLE_DIR: consoleDir,
+      UPLOAD_DIR: uploadDir,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    });
+    db = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url })));
+    await db.initialize();
+    customer = await createAccount(service);
+    // A shipping option and a webhook (delivered to a receiver here) for their pages to show.
+    const adminToken = (await loginAdmin(service)).token;
+    await api()
+      .post('/api/v1/shipping-options')
+      .auth(adminToken, { type: 'bearer' })
+      .send({ name: 'Courier, next day', price: 9.9, countries: ['DE', 'FR'] })
+      .expect(201);
+    receiver = await startWebhookReceiver();
+    await registerWebhook(service, adminToken, `${receiver.url}/console`, ['order.created', 'order.paid']);
+    browser = await launchChromium();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await service?.stop();
+    if (db?.isInitialized) await db.destroy();
+    await dropDatabase?.();
+    for (const dir of [consoleDir, uploadDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('an admin signs in with the keyboard only: Tab to the fields, Enter submits', async () => {
+    admin = await openContext();
+    const { page } = admin;
+    await page.goto(url('/login'));
+    await heading(page, 'Sign in').waitFor();
+    await screenshot(page, 'sign-in');
+
+    for (let presses = 0; !(await focused(page, 'Username')); presses += 1) {
+      if (presses === 10) throw new Error('Tab never reached the Username field');
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.type(ADMIN.username);
+    await page.keyboard.press('Tab');
+    expect(await focused(page, 'Password')).toBe(true);
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
+
+    await heading(page, 'Dashboard').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/admin');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await page.evaluate("localStorage.getItem('commerce.admin')")).toMatch(/eyJ/);
+  });
+
+  it('a customer who signs in is refused: the message, signed out, no console', async () => {
+    const { context, page } = await openContext();
+    try {
+      await signIn(page, customer.username, 'password-123');
+      await page.getByRole('alert').filter({ hasText: 'This console is for administrators.' }).waitFor();
+      expect(await page.getByRole('navigation').count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+      // Signed out: the console's token store (local storage, `commerce.admin`) is empty again.
+      expect(await page.evaluate("localStorage.getItem('commerce.admin')")).toBeNull();
+      expect(await page.evaluate<string>('JSON.stringify(localStorage)')).not.toMatch(/eyJ/);
+      // and the session the sign-in opened is revoked.
+      const sessions: Array<{ revoked_at: unknown }> = await db.query(
+        "SELECT revoked_at FROM sessions WHERE user_id = ? AND user_agent LIKE '%Chrome%'",
+        [customer.id],
+      );
+      expect(sessions).toHaveLength(1);
+      expect(sessions[0].revoked_at).not.toBeNull();
+      await screenshot(page, 'sign-in-refused');
+    } finally {
+      await context.close();
+    }
+  });
+
+  let categoryId: number;
+
+  it('creates a category and one under it in the tree', async () => {
+    const { page } = admin;
+    await go(page, 'Categories');
+    for (const [name, parent] of [
+      ['Browser garden', null],
+      ['Desk lamps', 'Browser garden'],
+    ]) {
+      await page.getByLabel('Name', { exact: true }).fill(name!);
+      if (parent !== null) await page.getByLabel('Parent', { exact: true }).selectOption({ label: parent });
+      await page.getByRole('button', { name: 'Create category' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Category ${name} created.` })
+        .waitFor();
+    }
+    // The tree shows the child in a list inside its parent's item.
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'Browser garden' })
+      .getByRole('list')
+      .getByRole('listitem')
+      .getByRole('button', { name: 'Edit Desk lamps' })
+      .waitFor();
+    await screenshot(page, 'categories');
+
+    const rows: Array<{ id: number; name: string; parent_id: number | null }> = await db.query(
+      "SELECT id, name, parent_id FROM categories WHERE name IN ('Browser garden', 'Desk lamps') ORDER BY id",
+    );
+    expect(rows.map(({ name, parent_id }) => ({ name, parent_id }))).toEqual([
+      { name: 'Browser garden', parent_id: null },
+      { name: 'Desk lamps', parent_id: rows[0].id },
+    ]);
+    categoryId = rows[0].id;
+  });
+
+  let product: {
+    id: number;
+    category_id: number;
+    options: Array<{ name: string; values: string[] }>;
+    variants: Array<{
+      id: number;
+      sku: string;
+      options: Record<string, string>;
+      price: number;
+      stock: number;
+    }>;
+    images: Array<{ url: string; alt: string; position: number }>;
+  };
+
+  it('creates a product with two variants and an uploaded image', async () => {
+    const { page } = admin;
+    await go(page, 'Products');
+    await page.getByRole('link', { name: 'New product', exact: true }).click();
+    await heading(page, 'New product').waitFor();
+    const details = page.getByRole('form', { name: 'Product' });
+    await details.getByLabel('Name', { exact: true }).fill('Browser lamp');
+    await details.getByLabel('Description', { exact: true }).fill('A desk lamp, in two colours.');
+    await details.getByLabel('Price', { exact: true }).fill('24.50');
+    await details.getByLabel('Stock', { exact: true }).fill('10');
+    await details.getByLabel('Category', { exact: true }).selectOption({ label: 'Browser garden' });
+    await details.getByRole('button', { name: 'Create product' }).click();
+    await heading(page, 'Browser lamp').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Product Browser lamp created.' }).waitFor();
+    const id = Number(/\/admin\/products\/(\d+)$/.exec(new URL(page.url()).pathname)?.[1]);
+
+    const options = page.getByRole('form', { name: 'Options' });
+    await options.getByLabel('New option', { exact: true }).fill('Colour');
+    await options.getByLabel('Its values', { exact: true }).fill('Red, Blue');
+    await options.getByRole('button', { name: 'Save options' }).click();
+    await options.getByRole('status').filter({ hasText: 'Options saved.' }).waitFor();
+
+    const variant = page.getByRole('form', { name: 'Add variant' });
+    for (const [sku, colour, price, stock] of [
+      ['LAMP-RED', 'Red', '24.50', '5'],
+      ['LAMP-BLUE', 'Blue', '26', '3'],
+    ]) {
+      await variant.getByLabel('SKU', { exact: true }).fill(sku);
+      await variant.getByLabel('Colour', { exact: true }).selectOption(colour);
+      await variant.getByLabel('Price', { exact: true }).fill(price);
+      await variant.getByLabel('Stock', { exact: true }).fill(stock);
+      await variant.getByRole('button', { name: 'Add variant' }).click();
+      await variant
+        .getByRole('status')
+        .filter({ hasText: `Variant ${sku} added.` })
+        .waitFor();
+    }
+
+    await page.getByLabel('Image', { exact: true }).setInputFiles({
+      name: 'lamp.png',
+      mimeType: 'image/png',
+      buffer: png(160, 120, [200, 40, 40]),
+    });
+    await page.getByLabel('Alt text', { exact: true }).fill('The red lamp');
+    await page.getByRole('button', { name: 'Upload image' }).click();
+    await page.getByRole('status').filter({ hasText: 'Image uploaded and attached.' }).waitFor();
+    // The browser shows the stored file (an image the page may load under its CSP).
+    const image = page.getByRole('img', { name: 'The red lamp' });
+    await image.waitFor();
+    const naturalWidth = () =>
+      image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth);
+    await eventually(async () => (await naturalWidth()) === 160);
+    await screenshot(page, 'product-edit');
+
+    const adminToken = (await loginAdmin(service)).token;
+    const read = await api().get(`/api/v1/products/${id}`).auth(adminToken, { type: 'bearer' }).expect(200);
+    product = read.body.data;
+    expect(product).toMatchObject({
+      name: 'Browser lamp',
+      description: 'A desk lamp, in two colours.',
+      category_id: categoryId,
+      is_active: true,
+      options: [{ name: 'Colour', values: ['Red', 'Blue'] }],
+      // Derived from the active variants: the lowest price, the sum of the stock.
+      price: 24.5,
+      stock: 8,
+    });
+    expect(
+      product.variants.map(({ sku, options, price, stock }) => ({ sku, options, price, stock })),
+    ).toEqual([
+      { sku: 'LAMP-RED', options: { Colour: 'Red' }, price: 24.5, stock: 5 },
+      { sku: 'LAMP-BLUE', options: { Colour: 'Blue' }, price: 26, stock: 3 },
+    ]);
+    expect(product.images).toEqual([
+      { url: expect.stringMatching(/\.png$/), alt: 'The red lamp', position: 0 },
+    ]);
+    const stored = await api().get(`/api/v1/uploads/${product.images[0].url}`).expect(200);
+    expect(stored.headers['content-type']).toBe('image/png');
+  });
+
+  let order: { id: number; order_number: string; total_amount: number };
+
+  it('an order a customer places through the API appears in the orders page live, without a reload', async () => {
+    const { page } = admin;
+    await go(page, 'Orders');
+    // The console's socket has joined the admins' `orders` channel.
+    await page.getByText('Live updates: on').waitFor();
+    await eventually(() => admin.frames.some((frame) => frame.type === 'subscribed'), { ms: 10_000 });
+    await page.evaluate('window.stillTheSamePage = true');
+
+    const red = product.variants.find((variant) => variant.sku === 'LAMP-RED')!;
+    const placed = await postOrder(service, customer.token, {
+      ...orderBody([]),
+      items: [{ variant_id: red.id, quantity: 2 }],
+    }).expect(201);
+    order = placed.body.data;
+    await api()
+      .post(`/api/v1/orders/${order.id}/payments`)
+      .auth(customer.token, { type: 'bearer' })
+      .send({})
+      .expect(201);
+
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: order.order_number }) });
+    await row.waitFor({ timeout: 15_000 });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `New order ${order.order_number} received.` })
+      .waitFor();
+    expect(await page.evaluate('window.stillTheSamePage')).toBe(true);
+    expect(await row.textContent()).toContain(customer.username);
+    // The first order of an empty list: the pager counts it too.
+    await page.getByText('Page 1 of 1 (1 in all)').waitFor();
+    await screenshot(page, 'orders');
+  });
+
+  it('opens the order, marks it paid and refunds part of it: the payment and the refund are stored', async () => {
+    const { page } = admin;
+    await page.getByRole('link', { name: order.order_number, exact: true }).click();
+    await heading(page, `Order ${order.order_number}`).waitFor();
+    await screenshot(page, 'order-detail');
+
+    await page.getByRole('button', { name: 'Mark as paid', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Mark as paid: done.' }).waitFor();
+    const paid = await api()
+      .get(`/api/v1/orders/${order.id}`)
+      .auth(customer.token, { type: 'bearer' })
+      .expect(200);
+    expect(paid.body.data).toMatchObject({ status: 'paid', payment_status: 'paid' });
+
+    await page.getByLabel('Refund amount', { exact: true }).fill('10.25');
+    await page.getByLabel('Reason', { exact: true }).fill('One lamp arrived scratched');
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Refund recorded.' }).waitFor();
+
+    const [payment] = await db.query(
+      'SELECT id, status, amount_cents, refunded_cents FROM payments WHERE order_id = ?',
+      [order.id],
+    );
+    expect({ ...payment, amount_cents: Number(payment.amount_cents) }).toMatchObject({
+      status: 'partially_refunded',
+      amount_cents: Math.round(order.total_amount * 100),
+    });
+    expect(Number(payment.refunded_cents)).toBe(1025);
+    const refunds = await db.query(
+      'SELECT amount_cents, status, reason FROM payment_refunds WHERE payment_id = ?',
+      [payment.id],
+    );
+    expect(
+      refunds.map((refund: { amount_cents: unknown }) => ({
+        ...refund,
+        amount_cents: Number(refund.amount_cents),
+      })),
+    ).toEqual([{ amount_cents: 1025, status: 'succeeded', reason: 'One lamp arrived scratched' }]);
+    const [stored] = await db.query('SELECT status, payment_status FROM orders WHERE id = ?', [order.id]);
+    expect(stored).toEqual({ status: 'paid', payment_status: 'partially_refunded' });
+    // The page shows the API's state after the refund.
+    await page.getByRole('row').filter({ hasText: 'One lamp arrived scratched' }).waitFor();
+    await screenshot(page, 'order-detail-refunded', { scrolled: true });
+  });
+
+  it('every other page, photographed with what the run made', async () => {
+    const { page } = admin;
+    await go(page, 'Dashboard');
+    await page.getByRole('heading', { name: 'Low stock' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    await screenshot(page, 'dashboard');
+    await go(page, 'Products');
+    await page.getByRole('link', { name: 'Browser lamp', exact: true }).waitFor();
+    await screenshot(page, 'products');
+    await go(page, 'Customers');
+    await page.getByRole('row').filter({ hasText: customer.username }).waitFor();
+    await screenshot(page, 'customers');
+    await go(page, 'Shipping');
+    await page.getByRole('row').filter({ hasText: 'Courier, next day' }).waitFor();
+    await screenshot(page, 'shipping');
+    await go(page, 'Webhooks');
+    await page.getByRole('button', { name: `Deliveries to ${receiver.url}/console` }).click();
+    await page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').nth(1).waitFor();
+    await screenshot(page, 'webhooks');
+  });
+
+  it("an admin revokes a customer's sessions from the Customers page: one, then all; stored revoked, tokens refused", async () => {
+    const { page } = admin;
+    // The customer holds two live sessions: the one of their first login and a second one.
+    const second = await login(service, customer.username, 'password-123');
+    const sessionOf = (token: string) =>
+      JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sid as string;
+    const tokens = new Map([
+      [sessionOf(customer.token), customer.token],
+      [sessionOf(second), second],
+    ]);
+    const live = async () =>
+      (
+        await db.query('SELECT id FROM sessions WHERE user_id = ? AND revoked_at IS NULL ORDER BY id', [
+          customer.id,
+        ])
+      ).map((row: { id: string }) => row.id);
+    expect(await live()).toEqual([...tokens.keys()].sort());
+    const status = (token: string) =>
+      api()
+        .get('/api/v1/me')
+        .auth(token, { type: 'bearer' })
+        .then((res) => res.status);
+
+    await go(page, 'Customers');
+    const button = page.getByRole('button', { name: `Sessions of ${customer.username}`, exact: true });
+    await button.click();
+    expect(await button.getAttribute('aria-expanded')).toBe('true');
+    await page
+      .getByRole('heading', { level: 2, name: `Sessions of ${customer.username}`, exact: true })
+      .waitFor();
+    const table = page.getByRole('table', {
+      name: `Live sessions of ${customer.username}, most recently used first`,
+    });
+    await eventually(async () => (await table.getByRole('row').count()) === 3, { ms: 10_000 });
+    await screenshot(page, 'customer-sessions', { scrolled: true });
+
+    // Revoke one: the first row's button, named with the customer (`Revoke session of <name> from <date>`).
+    await table
+      .getByRole('button', { name: new RegExp(`^Revoke session of ${customer.username} from `) })
+      .first()
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Session of ${customer.username} from` })
+      .waitFor();
+    await eventually(async () => (await table.getByRole('row').count()) === 2, { ms: 10_000 });
+    const [kept] = await live();
+    const [revoked] = [...tokens.keys()].filter((id) => id !== kept);
+    const [stored] = await db.query('SELECT revoked_at FROM sessions WHERE id = ?', [revoked]);
+    expect(stored.revoked_at).not.toBeNull();
+    expect(await status(tokens.get(revoked)!)).toBe(401);
+    expect(await status(tokens.get(kept)!)).toBe(200);
+
+    // Revoke all: the other one ends too; the account stays active.
+    await page
+      .getByRole('button', { name: `Revoke all sessions of ${customer.username}`, exact: true })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `1 session of ${customer.username} revoked.` })
+      .waitFor();
+    await page.getByText(`${customer.username} has no live session.`).waitFor();
+    expect(await live()).toEqual([]);
+    expect(await status(tokens.get(kept)!)).toBe(401);
+    const [account] = await db.query('SELECT is_active FROM users WHERE id = ?', [customer.id]);
+    expect(Boolean(Number(account.is_active))).toBe(true);
+
+    // Closing the panel gives the focus back to the row's button.
+    await page.getByRole('button', { name: 'Close sessions', exact: true }).click();
+    expect(await button.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe(
+      await button.getAttribute('id'),
+    );
+  });
+
+  it('the console at tablet size (820×1180)', async () => {
+    const { context, page } = await openContext(TABLET);
+    try {
+      await signIn(page, ADMIN.username, ADMIN.password);
+      await heading(page, 'Dashboard').waitFor();
+      await go(page, 'Orders');
+      await page.getByRole('link', { name: order.order_number }).waitFor();
+      await screenshot(page, 'orders-tablet');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('first load of the sign-in page: the JS and CSS it fetches (gzip) and the time to load, median of 5 cold loads', async () => {
+    const loads: Array<{ loadMs: number; signInMs: number }> = [];
+    let assets: Array<{ path: string; bytes: number; gzipBytes: number; cacheControl: string }> = [];
+    for (let run = 0; run < 5; run += 1) {
+      // A new context each time: an empty cache.
+      const { context, page } = await openContext();
+      try {
+        const fetched: Response[] = [];
+        page.on('response', (response) => fetched.push(response));
+        const started = Date.now();
+        await page.goto(url('/login'), { waitUntil: 'load' });
+        await heading(page, 'Sign in').waitFor();
+        const signInMs = Date.now() - started;
+        const loadMs = await page.evaluate<number>(
+          "performance.getEntriesByType('navigation')[0].loadEventEnd",
+        );
+        loads.push({ loadMs: Math.round(loadMs), signInMs });
+        assets = await Promise.all(
+          fetched
+            .filter((response) => /\.(js|css)$/.test(new URL(response.url()).pathname))
+            .map(async (response) => {
+              const body = await response.body();
+              return {
+                path: new URL(response.url()).pathname,
+                bytes: body.length,
+                gzipBytes: gzipSync(body).length,
+                cacheControl: response.headers()['cache-control'],
+              };
+            }),
+        );
+      } finally {
+        await context.close();
+      }
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const result = {
+      chromium: browser.version(),
+      assets,
+      gzipBytes: assets.reduce((sum, asset) => sum + asset.gzipBytes, 0),
+      loads,
+      medianLoadMs: median(loads.map((load) => load.loadMs)),
+      medianSignInMs: median(loads.map((load) => load.signInMs)),
+    };
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(join(RESULTS_DIR, 'console-first-load.json'), `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`admin console first load: ${JSON.stringify(result)}`);
+
+    // Every script and stylesheet is one of the build's hashed assets, kept by the browser for a year.
+    expect(assets.length).toBeGreaterThan(0);
+    for (const asset of assets) {
+      expect(asset).toMatchObject({
+        path: expect.stringMatching(/^\/admin\/assets\//),
+        cacheControl: 'public, max-age=31536000, immutable',
+      });
+    }
+    // Budgets (docs/console.md#size-and-first-load): far above what it measures, to catch a dependency gone astray.
+    expect(result.gzipBytes).toBeLessThan(150_000);
+    expect(result.medianSignInMs).toBeLessThan(5000);
+  });
+
+  it("no Content-Security-Policy violation and no script error in any page's console", () => {
+    const violations = allLogs.flatMap((log) => log.cspViolations());
+    const errors = allLogs.flatMap((log) => log.errors);
+    expect({ violations, errors }).toEqual({ violations: [], errors: [] });
+  });
+});
