@@ -395,7 +395,9 @@ describe('orders', () => {
       const placed = (await placeOrder(buyer, order([[product.id, 4]])).expect(201)).body.data;
       expect(await stockOf(product.id)).toBe(6);
       // Events are dispatched after the commit: let the placement's event arrive before counting the cancel's.
-      await eventually(() => events.some((e) => e.name === 'order.created' && e.payload.order.id === placed.id));
+      await eventually(() =>
+        events.some((e) => e.name === 'order.created' && e.payload.order.id === placed.id),
+      );
       await api()
         .post(`/api/v1/orders/${placed.id}/cancel`)
         .auth(other.token, { type: 'bearer' })
