@@ -251,6 +251,43 @@ describe('search plans, capped totals and the word index', () => {
     });
   });
 
+  it('a page past the window of a search with at most SEARCH_TOTAL_LIMIT matches is the empty page it always was', async () => {
+    for (const app of [ranked, walking]) {
+      for (const [search, total, totalPage] of [
+        ['vimmel', 3, 1],
+        ['quarta', TOTAL_LIMIT, 3],
+      ] as const) {
+        const res = await request(app.url)
+          .get(`/api/v1/products?search=${search}&page_size=10&page=4`)
+          .auth(user.token, { type: 'bearer' });
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 200,
+          body: {
+            code: 200,
+            message: 'OK',
+            data: [],
+            meta: {
+              page: 4,
+              page_size: 10,
+              total,
+              total_exact: true,
+              total_page: totalPage,
+              next_cursor: null,
+            },
+          },
+        });
+      }
+      // One match more than the limit: the page would need matches past the window.
+      const refused = await request(app.url)
+        .get('/api/v1/products?search=quinta&page_size=10&page=4')
+        .auth(user.token, { type: 'bearer' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.data.errors).toEqual([
+        expect.objectContaining({ field: 'page', rule: 'searchWindow' }),
+      ]);
+    }
+  });
+
   it('product_words is exactly the tokenizer applied to every live product after 200 concurrent creates, renames and deletes', async () => {
     const base: number[] = [];
     for (let i = 0; i < 100; i++) {

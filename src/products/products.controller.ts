@@ -38,8 +38,8 @@ export class ProductsController {
       'every word must match a word of the name, description or variants, the last word as a prefix; then the ' +
       "default order is relevance (ties by id; when every word is common, the rarest word's pre-ranked order), " +
       "otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that " +
-      'limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is 400 (rule ' +
-      '`searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` ' +
+      'limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match ' +
+      'comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` ' +
       'gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token ' +
       'may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 ' +
       'characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting ' +

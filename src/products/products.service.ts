@@ -211,17 +211,6 @@ export class ProductsService implements ProductCatalog {
     const words = searching ? normalizedWords(query.search as string) : undefined;
     const problem = words === undefined ? null : searchWordsProblem(words);
     if (problem !== null) throw fieldError('search', problem.rule, problem.message);
-    const { totalLimit } = this.config.search;
-    if (searching && after === undefined && ids === undefined && skip >= totalLimit) {
-      const lastPage = Math.ceil(totalLimit / pageSize);
-      throw fieldError(
-        'page',
-        'searchWindow',
-        `page must be at most ${lastPage} with page_size ${pageSize}: a search pages through its first ` +
-          `${totalLimit} matches by page; use cursor with a sort other than relevance to go further`,
-      );
-    }
-
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
       categoryId: query.category_id,
@@ -234,6 +223,20 @@ export class ProductsService implements ProductCatalog {
       slug: query.slug,
       ids,
     };
+    const { totalLimit } = this.config.search;
+    if (searching && after === undefined && ids === undefined && skip >= totalLimit) {
+      // Past the window only the capped count is read: a page after every match is the empty page it always
+      // was; one that would need matches past the limit is refused.
+      const counted = await this.totals.total(filter);
+      if (counted <= totalLimit) return new Paginated([], counted, page, pageSize, null, true);
+      const lastPage = Math.ceil(totalLimit / pageSize);
+      throw fieldError(
+        'page',
+        'searchWindow',
+        `page must be at most ${lastPage} with page_size ${pageSize}: a search pages through its first ` +
+          `${totalLimit} matches by page; use cursor with a sort other than relevance to go further`,
+      );
+    }
     if (ids !== undefined) {
       const { products } = await this.listQuery.page(filter, { sort, limit: ids.length, offset: 0 });
       if (query.sort === undefined) {
