@@ -536,13 +536,23 @@ async function main() {
   const servers = [];
   try {
     log('Starting the service and the baselines');
+    // Each build its own metrics port: in production both would take the default one.
+    const metricsPort = async () => ({ METRICS_PORT: String(await freePort()) });
     const entries = [
-      { name: 'app', args: ['dist/src/main.js'], env: { ...appEnv, ...options.appEnv } },
+      {
+        name: 'app',
+        args: ['dist/src/main.js'],
+        env: { ...appEnv, ...options.appEnv, ...(await metricsPort()) },
+      },
       { name: 'express', args: ['bench/baseline/express.mjs'], env: sharedEnv },
       { name: 'node-http', args: ['bench/baseline/node-http.mjs'], env: sharedEnv },
     ];
     if (options.compareDist !== null) {
-      entries.push({ name: 'app-b', args: [join(options.compareDist, 'src/main.js')], env: appEnv });
+      entries.push({
+        name: 'app-b',
+        args: [join(options.compareDist, 'src/main.js')],
+        env: { ...appEnv, ...(await metricsPort()) },
+      });
       options.servers.push('app-b');
     }
     for (const entry of entries.filter((e) => options.servers.includes(e.name))) {

@@ -278,7 +278,11 @@ export function createHandlers(config, pool) {
   async function countInWords(words, active) {
     const terms = productSearch.searchTerms(words);
     const counts = await termPostings(terms);
-    const { sql, params } = productSearch.wordsCountSql(terms, productSearch.driverOf(terms, counts), {
+    const plan = productSearch.searchPlan(counts, config.searchRankLimit, {
+      relevance: true,
+      fewProducts: false,
+    });
+    const { sql, params } = productSearch.wordsCountSql(terms, plan, productSearch.driverOf(terms, counts), {
       mysql: true,
       active: active ? true : undefined,
       cap: config.searchTotalLimit + 1,

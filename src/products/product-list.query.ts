@@ -282,7 +282,8 @@ export class ProductListQuery {
       const terms = searchTerms(words);
       const counts = await this.termPostings(filter, terms);
       const cap = this.search.totalLimit + 1;
-      const { sql, params } = wordsCountSql(terms, driverOf(terms, counts), {
+      const plan = searchPlan(counts, this.search.rankLimit, { relevance: true, fewProducts: false });
+      const { sql, params } = wordsCountSql(terms, plan, driverOf(terms, counts), {
         mysql: this.mysql,
         active: filter.active,
         cap,

@@ -9,6 +9,11 @@
  * - `ranked` (some term has at most `rankLimit` postings): the rarest term's postings drive, the other terms
  *   are looked up by primary key, and at most `rankLimit` rows are scored (sum of the terms' weights) and
  *   sorted by the requested sort;
+ * - `merged` (a search of several words, every term common but none past twenty times the rank limit, as
+ *   termPostings counts them): every term's postings are read once, grouped per product and kept where every
+ *   term matched, then scored and sorted: at most terms × 20 × rankLimit postings read, none probed one by
+ *   one (a primary-key probe per posting costs several times a posting read in a range, and two words that
+ *   rarely meet would probe every posting of the rarer);
  * - `postings` (every term is common, relevance order): the driver's postings are walked in index order
  *   (best weight first, then id; for a prefix by word first), the other terms and the filters checked per
  *   row, until the page is full: the pre-ranked order, nothing sorted;
@@ -17,7 +22,7 @@
  *   full.
  */
 
-import { INACTIVE_RANK } from './product-words.js';
+import { INACTIVE_RANK, WORD_WEIGHT_MAX } from './product-words.js';
 
 /** One word of a search, normalized (normalizedWords); the last one matches as a prefix. */
 export interface SearchTerm {
@@ -25,10 +30,23 @@ export interface SearchTerm {
   prefix: boolean;
 }
 
-export type SearchPlan = 'ranked' | 'postings' | 'products';
+export type SearchPlan = 'ranked' | 'merged' | 'postings' | 'products';
+
+/**
+ * Past this many times the rank limit a term's postings are too many to merge (termPostings counts that far).
+ * Chosen by measurement at a million products: 10 left twice the database time to two-word searches whose
+ * rarer word was just past it (walked with a probe per posting); 40 gained nothing more.
+ */
+const MERGE_FACTOR = 20;
 
 /** Sorts after every character a word can hold: [w, w + PREFIX_END) is every word that starts with w. */
 const PREFIX_END = '\u{10FFFF}';
+
+/**
+ * A posting's weight from its rank (WORD_WEIGHT_MAX - weight, plus INACTIVE_RANK when inactive): the word
+ * index holds the rank but not the weight, and reading `weight` would read every driving posting's row.
+ */
+const weightFromRank = (alias: string) => `(${WORD_WEIGHT_MAX} - ${alias}.\`rank\` % ${INACTIVE_RANK})`;
 
 /** The terms of a search's normalized words: the last one a prefix, repeated words once. */
 export function searchTerms(words: string[]): SearchTerm[] {
@@ -50,7 +68,7 @@ function termCondition(alias: string, term: SearchTerm): { sql: string; params: 
 /**
  * The terms' postings as the plan needs them, from `count(term, cap)` (a capped count): each up to
  * rankLimit + 1, which tells rare from common; when every term of a search of several is common, again up to
- * ten times that, so that the rarer common term drives (a common word beside a prefix of a few thousand
+ * MERGE_FACTOR (20) times that, so that they may be merged or the rarer common term drives (a common word beside a prefix of a few thousand
  * postings), at a few milliseconds of index reading per term.
  */
 export async function termPostings(
@@ -61,7 +79,7 @@ export async function termPostings(
   const counts: number[] = [];
   for (const term of terms) counts.push(await count(term, rankLimit + 1));
   if (terms.length > 1 && counts.every((n) => n > rankLimit)) {
-    for (const [i, term] of terms.entries()) counts[i] = await count(term, 10 * rankLimit + 1);
+    for (const [i, term] of terms.entries()) counts[i] = await count(term, MERGE_FACTOR * rankLimit + 1);
   }
   return counts;
 }
@@ -80,15 +98,46 @@ function driverCondition(term: SearchTerm, active: boolean | undefined): { sql: 
 }
 
 /**
+ * The merged plan's derived table `d (product_id, weight)`: every term's postings in one read of the word index
+ * (within the rank band of `active`), grouped per product, kept where every term matched; `weight` is the sum
+ * of each term's best weight, as the other plans score.
+ */
+function mergedPostings(
+  terms: SearchTerm[],
+  active: boolean | undefined,
+): { sql: string; params: unknown[] } {
+  const conditions = terms.map((term) => termCondition('g', term));
+  const params = conditions.flatMap((condition) => condition.params);
+  const band = active === undefined ? '' : ` AND g.\`rank\` ${active ? '<' : '>='} ${INACTIVE_RANK}`;
+  const weight = conditions
+    .map((c) => `MAX(CASE WHEN ${c.sql} THEN ${weightFromRank('g')} ELSE 0 END)`)
+    .join(' + ');
+  const any = conditions.map((c) => `(${c.sql})`).join(' OR ');
+  const every = conditions.map((c) => `SUM(CASE WHEN ${c.sql} THEN 1 ELSE 0 END) > 0`).join(' AND ');
+  return {
+    sql:
+      `(SELECT g.product_id, ${weight} AS weight FROM product_words g WHERE (${any})${band} ` +
+      `GROUP BY g.product_id HAVING ${every}) d`,
+    params: [...params, ...params, ...params],
+  };
+}
+
+/**
  * A search's matches counted up to `cap` in the word index alone, for a filter that is only the products'
- * visibility (`active`; deleted products have no words): the driver's postings, one per product (DISTINCT
- * stops at `cap` products), the other terms looked up by primary key. No product row is read.
+ * visibility (`active`; deleted products have no words): for the merged plan its groups; otherwise the
+ * driver's postings, one per product (DISTINCT stops at `cap` products), the other terms looked up by primary
+ * key. No product row is read.
  */
 export function wordsCountSql(
   terms: SearchTerm[],
+  plan: SearchPlan,
   driver: number,
   options: { mysql: boolean; active: boolean | undefined; cap: number },
 ): { sql: string; params: unknown[] } {
+  if (plan === 'merged') {
+    const merged = mergedPostings(terms, options.active);
+    return { sql: `SELECT COUNT(*) AS n FROM ${merged.sql}`, params: merged.params };
+  }
   const join = options.mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
   const condition = driverCondition(terms[driver], options.active);
   let from = 'product_words d';
@@ -151,6 +200,7 @@ export function searchPlan(
 ): SearchPlan {
   if (options.fewProducts) return 'products';
   if (Math.min(...counts) <= rankLimit) return 'ranked';
+  if (counts.length > 1 && Math.max(...counts) <= MERGE_FACTOR * rankLimit) return 'merged';
   return options.relevance ? 'postings' : 'products';
 }
 
@@ -187,7 +237,8 @@ export function searchSql(
   // A search in relevance order that only visibility filters reads no product row (the rank band is the
   // visibility, deleted products have no words): its postings walk, or its ranking by the words' weights.
   const wordsOnly =
-    options.wordsOnly === true && (plan === 'postings' || (plan === 'ranked' && options.score));
+    options.wordsOnly === true &&
+    (plan === 'postings' || ((plan === 'ranked' || plan === 'merged') && options.score));
   const product = wordsOnly ? 'd.product_id' : 'p.id';
   const join = options.mysql ? 'STRAIGHT_JOIN' : 'CROSS JOIN';
   const sql: SearchSql = {
@@ -201,6 +252,14 @@ export function searchSql(
     score: '0',
     scoreParams: [],
   };
+  if (plan === 'merged') {
+    const merged = mergedPostings(terms, options.active);
+    sql.from = wordsOnly ? merged.sql : `${merged.sql} ${join} products p ON p.id = d.product_id`;
+    sql.fromParams.push(...merged.params);
+    if (options.score) sql.score = 'd.weight';
+    if (wordsOnly) sql.where.push('1 = 1');
+    return sql;
+  }
   const scores: string[] = [];
   // The postings plan's order is the index's: it computes no score.
   const scoring = options.score && plan !== 'postings';
@@ -210,7 +269,7 @@ export function searchSql(
     if (plan === 'ranked' && term.prefix) {
       // At most rankLimit postings: grouped to one row per product, its best word's weight.
       sql.from =
-        `(SELECT d.product_id, MAX(d.weight) AS weight FROM product_words d WHERE ${condition.sql} ` +
+        `(SELECT d.product_id, MAX(${weightFromRank('d')}) AS weight FROM product_words d WHERE ${condition.sql} ` +
         `GROUP BY d.product_id) d${wordsOnly ? '' : ` ${join} products p ON p.id = d.product_id`}`;
       sql.fromParams.push(...condition.params);
     } else {
@@ -225,7 +284,7 @@ export function searchSql(
         sql.whereParams.push(term.word);
       }
     }
-    scores.push('d.weight');
+    scores.push(plan === 'ranked' && term.prefix ? 'd.weight' : weightFromRank('d'));
     if (plan === 'postings') {
       sql.postingsOrder = term.prefix
         ? {
