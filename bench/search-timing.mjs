@@ -111,7 +111,7 @@ async function main() {
         `total ${body.meta?.total} exact ${body.meta?.total_exact}; first answer's statements:`,
     );
     for (const { sql, params } of statements) {
-      if (!/^(WITH [^]*)?SELECT (p\.id|COUNT)/.test(sql)) continue;
+      if (!/^(WITH [^]*)?SELECT (p\.id|COUNT|CASE WHEN|\(SELECT COUNT)/.test(sql)) continue;
       const own = [];
       for (let run = 0; run < RUNS; run++) {
         const started = performance.now();

@@ -125,8 +125,8 @@ function mergedPostings(
 /**
  * A search's matches counted up to `cap` in the word index alone, for a filter that is only the products'
  * visibility (`active`; deleted products have no words): for the merged plan its groups; otherwise the
- * driver's postings, one per product (DISTINCT stops at `cap` products), the other terms looked up by primary
- * key. No product row is read.
+ * driver's postings, one per product (for a prefix of several words DISTINCT, stopping at `cap` products), the
+ * other terms looked up by primary key. No product row is read.
  */
 export function wordsCountSql(
   terms: SearchTerm[],
@@ -158,9 +158,19 @@ export function wordsCountSql(
       fromParams.push(...check.params);
     }
   });
+  const matches = `FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?`;
+  const params = [...fromParams, ...whereParams, options.cap];
+  const postings = `(SELECT COUNT(*) FROM (SELECT 1 ${matches}) postings)`;
+  // An exact word has one posting per product; so has a prefix that only one word has (its first and last word
+  // in the index are the same, two index dives), which spares the DISTINCT's temporary table.
+  if (!terms[driver].prefix) return { sql: `SELECT ${postings} AS n`, params };
+  const range = termCondition('x', terms[driver]);
+  const edge = (fn: string) => `(SELECT ${fn}(x.word) FROM product_words x WHERE ${range.sql})`;
   return {
-    sql: `SELECT COUNT(*) AS n FROM (SELECT DISTINCT d.product_id FROM ${from} WHERE ${where.join(' AND ')} LIMIT ?) matches`,
-    params: [...fromParams, ...whereParams, options.cap],
+    sql:
+      `SELECT CASE WHEN ${edge('MIN')} = ${edge('MAX')} THEN ${postings} ` +
+      `ELSE (SELECT COUNT(*) FROM (SELECT DISTINCT d.product_id ${matches}) products) END AS n`,
+    params: [...range.params, ...range.params, ...params, ...params],
   };
 }
 
