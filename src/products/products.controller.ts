@@ -36,7 +36,7 @@ export class ProductsController {
     description:
       'Users see active products only; admins see all and may filter by `is_active`. `search` matches words: ' +
       'every word must match a word of the name, description or variants, the last word as a prefix; then the ' +
-      "default order is relevance (ties by id; when every word is common, the rarest word's pre-ranked order), " +
+      "default order is relevance (ties by id; when every word is common and, of several, one very common, the rarest word's pre-ranked order), " +
       "otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that " +
       'limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match ' +
       'comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` ' +
