@@ -431,6 +431,33 @@ describeInBrowser()('admin console in the browser', () => {
     await screenshot(page, 'webhooks');
   });
 
+  it('an admin retries a webhook delivery from the Webhooks page: sent again with its id, attempts stored', async () => {
+    const { page } = admin;
+    await go(page, 'Webhooks');
+    await page.getByRole('button', { name: `Deliveries to ${receiver.url}/console` }).click();
+    const newest = page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').nth(1);
+    const retry = newest.getByRole('button', { name: /^Retry delivery #\d+$/ });
+    const deliveryId = Number(/#(\d+)/.exec((await retry.textContent()) ?? '')?.[1]);
+    const [before] = await db.query('SELECT attempts, event_id FROM webhook_deliveries WHERE id = ?', [
+      deliveryId,
+    ]);
+    const sentBefore = receiver.to('/console').length;
+    await retry.click();
+    await page.getByText(`Delivery #${deliveryId} queued again.`).waitFor();
+    const sent = await receiver.waitFor('/console', sentBefore + 1);
+    // The same delivery, sent again: the event's id, as on the first attempt.
+    expect(sent.at(-1)?.headers['webhook-id']).toBe(before.event_id);
+    // The attempt is stored once the receiver has answered.
+    const stored = async () => {
+      const [row] = await db.query('SELECT attempts, status FROM webhook_deliveries WHERE id = ?', [
+        deliveryId,
+      ]);
+      return { attempts: Number(row.attempts), status: row.status as string };
+    };
+    await eventually(async () => (await stored()).attempts > Number(before.attempts));
+    expect(await stored()).toEqual({ attempts: Number(before.attempts) + 1, status: 'succeeded' });
+  });
+
   it("an admin revokes a customer's sessions from the Customers page: one, then all; stored revoked, tokens refused", async () => {
     const { page } = admin;
     // The customer holds two live sessions: the one of their first login and a second one.
