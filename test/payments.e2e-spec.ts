@@ -6,6 +6,7 @@ import { OrdersService } from '../src/orders/orders.service.js';
 import { PaymentsService } from '../src/payments/payments.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { scrape } from './support/metrics.js';
+import { eventually } from './support/eventually.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -23,6 +24,9 @@ interface SentRequest {
 async function startFakeStripe() {
   const intents = new Map<string, Record<string, unknown>>();
   const sent: SentRequest[] = [];
+  /** Refunds made, by idempotency key: a repeated key answers the refund made first, as Stripe does. */
+  const refunds = new Map<string, Record<string, unknown>>();
+  const faults = { refundsFail: false };
   let beforeCreateReply: ((intent: Record<string, unknown>) => Promise<void>) | null = null;
   const read = (req: IncomingMessage) =>
     new Promise<string>((resolve) => {
@@ -80,7 +84,21 @@ async function startFakeStripe() {
         return reply(intent);
       }
       if (req.method === 'POST' && path === '/v1/refunds') {
-        return reply({ id: `re_${sent.length}`, object: 'refund', amount: Number(form.get('amount')) });
+        const key = req.headers['idempotency-key'] as string;
+        if (!refunds.has(key)) {
+          refunds.set(key, {
+            id: `re_${refunds.size + 1}`,
+            object: 'refund',
+            amount: Number(form.get('amount')),
+            payment_intent: form.get('payment_intent'),
+          });
+        }
+        // Made, but the answer is lost: the service cannot tell whether the refund happened.
+        if (faults.refundsFail) {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ error: { type: 'api_error', message: 'Something went wrong' } }));
+        }
+        return reply(refunds.get(key));
       }
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { type: 'invalid_request_error', message: 'not found' } }));
@@ -91,6 +109,8 @@ async function startFakeStripe() {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
     intents,
     sent,
+    refunds,
+    faults,
     onCreate(hook: typeof beforeCreateReply) {
       beforeCreateReply = hook;
     },
@@ -282,7 +302,7 @@ describe('payments through Stripe and the manual provider', () => {
     expect((await scrape(t.url)).value('commerce_payment_amount_mismatches_total')).toBe(before + 1);
   });
 
-  it('a failure then a success on retry ends paid; a refund event before its success event ends refunded', async () => {
+  it('a failure then a success on retry ends paid; a refund event before its success event ends paid and refunded, as in order', async () => {
     const orderId = await place();
     const ref = await intentIdOf(orderId);
     await sendWebhook(
@@ -313,7 +333,7 @@ describe('payments through Stripe and the manual provider', () => {
     ).expect(200);
     await sendWebhook(t, succeededEvent(intentOf(ref2))).expect(200);
     expect(await paymentRow(second)).toMatchObject({ status: 'refunded' });
-    expect(await orderRow(second)).toEqual({ status: 'pending', payment_status: 'refunded' });
+    expect(await orderRow(second)).toEqual({ status: 'paid', payment_status: 'refunded' });
   });
 
   it('the success webhook arriving before the create call returns leaves the payment paid', async () => {
@@ -351,7 +371,8 @@ describe('payments through Stripe and the manual provider', () => {
     expect(sent[0].form.get('amount')).toBe('1000');
     expect(sent[0].form.get('payment_intent')).toBe(ref);
     expect(sent[0].idempotencyKey).toBe(`refund-${first.body.data.id}`);
-    expect((await refund({ amount: 10 }, 'refund-a').expect(201)).body.data.id).toBe(first.body.data.id);
+    const replayed = await refund({ amount: 10, reason: 'one cup broken' }, 'refund-a').expect(201);
+    expect(replayed.body.data.id).toBe(first.body.data.id);
     expect(stripe.sent.filter((r) => r.path === '/v1/refunds')).toHaveLength(1);
     expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'partially_refunded' });
     const tooMuch = await refund({ amount: 15.01 }).expect(400);
@@ -374,23 +395,33 @@ describe('payments through Stripe and the manual provider', () => {
       .expect(403);
   });
 
-  it('cancelling an order cancels its PaymentIntent; a cancelled order never becomes paid', async () => {
+  it('cancelling an order cancels its payment in the same transaction and its PaymentIntent after; money arriving later is flagged and refunded', async () => {
     const orderId = await place();
     const payment = (await pay(orderId).expect(201)).body.data;
     await request(t.url)
       .post(`/api/v1/orders/${orderId}/cancel`)
       .auth(buyer.token, { type: 'bearer' })
       .expect(200);
-    const ref = (await paymentRow(orderId)).provider_ref as string;
-    const deadline = Date.now() + 10_000;
-    while ((await paymentRow(orderId)).status !== 'cancelled' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
     expect(await paymentRow(orderId)).toMatchObject({ status: 'cancelled' });
+    const ref = (await paymentRow(orderId)).provider_ref as string;
+    await eventually(() => intentOf(ref).status === 'canceled');
     const cancel = stripe.sent.find((r) => r.path === `/v1/payment_intents/${ref}/cancel`)!;
     expect(cancel.idempotencyKey).toBe(`payment-${payment.id}-cancel`);
+    const before = (await scrape(t.url)).value('commerce_payments_paid_after_cancel_total') ?? 0;
     await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
-    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'refunded' });
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'refunded', flag: 'paid_after_cancel' });
+    expect([...stripe.refunds.values()].filter((r) => r.payment_intent === ref)).toEqual([
+      expect.objectContaining({ amount: 2500 }),
+    ]);
+    expect((await scrape(t.url)).value('commerce_payments_paid_after_cancel_total')).toBe(before + 1);
+    const listed = await request(t.url)
+      .get(`/api/v1/orders/${orderId}/payments`)
+      .auth(admin.token, { type: 'bearer' })
+      .expect(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: payment.id, status: 'refunded', flag: 'paid_after_cancel' }),
+    ]);
   });
 
   it('payment_intent.canceled cancels the payment (the order waits for another); an event of no interest is 200 and ignored', async () => {
@@ -413,7 +444,7 @@ describe('payments through Stripe and the manual provider', () => {
     expect(ignored.body.data).toEqual({ received: true, applied: false });
   });
 
-  it('an order cancelled while its intent already succeeded keeps the money flagged for a refund and stays cancelled', async () => {
+  it('an order cancelled while its intent already succeeded stays cancelled; the money is flagged and refunded by itself', async () => {
     const orderId = await place();
     const ref = await intentIdOf(orderId);
     Object.assign(intentOf(ref), { status: 'succeeded', amount_received: 2500 });
@@ -421,12 +452,175 @@ describe('payments through Stripe and the manual provider', () => {
       .post(`/api/v1/orders/${orderId}/cancel`)
       .auth(buyer.token, { type: 'bearer' })
       .expect(200);
-    const deadline = Date.now() + 10_000;
-    while ((await paymentRow(orderId)).status === 'pending' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually(async () => (await paymentRow(orderId)).status === 'refunded');
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'refunded', flag: 'paid_after_cancel' });
+    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'refunded' });
+    const refunds = await request(t.url)
+      .get(`/api/v1/admin/orders/${orderId}/refunds`)
+      .auth(admin.token, { type: 'bearer' })
+      .expect(200);
+    expect(refunds.body.data).toEqual([
+      expect.objectContaining({
+        amount: 25,
+        status: 'succeeded',
+        reason: 'paid after the order was cancelled',
+      }),
+    ]);
+  });
+
+  it('a signed body that is not an event is 400 on body on both databases, and stores nothing', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const longId = `evt_${'x'.repeat(296)}`;
+    const bodies: Array<[string, string]> = [
+      ['null', 'body must be a JSON object (an event)'],
+      ['[]', 'body must be a JSON object (an event)'],
+      ['not json', 'body is not JSON'],
+      [
+        JSON.stringify({ id: 'evt_nodata', type: 'payment_intent.succeeded' }),
+        'body.data.object must be an object',
+      ],
+      [
+        JSON.stringify({ id: 'evt_nullobject', type: 'payment_intent.succeeded', data: { object: null } }),
+        'body.data.object must be an object',
+      ],
+      [
+        JSON.stringify({
+          id: 'evt_noamount',
+          type: 'charge.refunded',
+          data: { object: { currency: 'usd' } },
+        }),
+        'body.data.object.amount must be a number',
+      ],
+      [
+        stripeEvent('payment_intent.succeeded', { ...intentOf(ref), status: 'succeeded' }, longId),
+        'body.id must be a string of 1-255 characters',
+      ],
+      [
+        JSON.stringify({ type: 'payment_intent.succeeded', data: { object: intentOf(ref) } }),
+        'body.id must be a string of 1-255 characters',
+      ],
+    ];
+    for (const [body, message] of bodies) {
+      const response = await sendWebhook(t, body);
+      expect({ body, status: response.status }).toEqual({ body, status: 400 });
+      expect(response.body).toMatchObject({
+        code: 400,
+        data: { errors: [{ field: 'body', rule: 'event', message }] },
+      });
     }
-    expect(await paymentRow(orderId)).toMatchObject({ status: 'paid', flag: 'paid_after_cancel' });
-    expect(await orderRow(orderId)).toEqual({ status: 'cancelled', payment_status: 'pending' });
+    expect(
+      await t.dataSource.query('SELECT id FROM payment_provider_events WHERE id IN (?, ?, ?)', [
+        'evt_nodata',
+        'evt_nullobject',
+        'evt_noamount',
+      ]),
+    ).toEqual([]);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'pending' });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+  });
+
+  it('an event about another PaymentIntent naming our payment in its metadata changes nothing', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    const foreign = { ...intentOf(ref), id: 'pi_someone_else', status: 'succeeded', amount_received: 2500 };
+    const response = await sendWebhook(t, stripeEvent('payment_intent.succeeded', foreign)).expect(200);
+    expect(response.body.data).toEqual({ received: true, applied: true });
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'pending', provider_ref: ref });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
+  it('a signature outside the 5-minute tolerance is refused, saying which way', async () => {
+    const orderId = await place();
+    const payload = succeededEvent(intentOf(await intentIdOf(orderId)));
+    const at = (offset: number) =>
+      signer.webhooks.generateTestHeaderString({
+        payload,
+        secret: WEBHOOK_SECRET,
+        timestamp: Math.floor(Date.now() / 1000) + offset,
+      });
+    const ahead = await sendWebhook(t, payload, at(600)).expect(400);
+    expect(ahead.body.data.errors[0]).toMatchObject({
+      field: 'Stripe-Signature',
+      rule: 'future',
+      message: expect.stringMatching(
+        /^Stripe-Signature is dated \d+ s ahead, more than the 300 s tolerance$/,
+      ),
+    });
+    const stale = await sendWebhook(t, payload, at(-600)).expect(400);
+    expect(stale.body.data.errors[0]).toMatchObject({
+      field: 'Stripe-Signature',
+      rule: 'expired',
+      message: expect.stringMatching(/^Stripe-Signature was made \d+ s ago, more than the 300 s tolerance$/),
+    });
+    expect(await orderRow(orderId)).toEqual({ status: 'pending', payment_status: 'pending' });
+    await sendWebhook(t, payload, at(200)).expect(200);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+  });
+
+  it('an Idempotency-Key reused with another amount or reason is 400 and refunds nothing more', async () => {
+    const orderId = await place();
+    await sendWebhook(t, succeededEvent(intentOf(await intentIdOf(orderId)))).expect(200);
+    const refund = (body: object) =>
+      request(t.url)
+        .post(`/api/v1/admin/orders/${orderId}/refunds`)
+        .auth(admin.token, { type: 'bearer' })
+        .set('Idempotency-Key', `key-${orderId}`)
+        .send(body);
+    await refund({ amount: 5 }).expect(201);
+    for (const body of [{ amount: 6 }, {}, { amount: 5, reason: 'other' }]) {
+      const misuse = await refund(body).expect(400);
+      expect(misuse.body.data.errors[0]).toEqual({
+        field: 'Idempotency-Key',
+        rule: 'sameRequest',
+        message: 'Idempotency-Key was already used with a different amount or reason',
+      });
+    }
+    expect(Number((await paymentRow(orderId)).refunded_cents)).toBe(500);
+    expect(
+      await t.dataSource.query(
+        'SELECT r.amount_cents FROM payment_refunds r JOIN payments p ON p.id = r.payment_id WHERE p.order_id = ?',
+        [orderId],
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('a refund whose answer from Stripe was lost stays pending and is settled once by the job with the same key', async () => {
+    const orderId = await place();
+    const ref = await intentIdOf(orderId);
+    await sendWebhook(t, succeededEvent(intentOf(ref))).expect(200);
+    stripe.faults.refundsFail = true;
+    let pending;
+    try {
+      pending = await request(t.url)
+        .post(`/api/v1/admin/orders/${orderId}/refunds`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ amount: 7 })
+        .expect(201);
+    } finally {
+      stripe.faults.refundsFail = false;
+    }
+    expect(pending.body.data).toMatchObject({ amount: 7, status: 'pending' });
+    expect(Number((await paymentRow(orderId)).refunded_cents)).toBe(700);
+    const service = t.app.get(PaymentsService);
+    // Not yet older than PAYMENT_RECONCILE_AFTER (1 s): left alone.
+    expect(await service.settleRefunds(new Date(Date.now() - 5000))).toBe(0);
+    expect(await service.settleRefunds(new Date(Date.now() + 2000))).toBeGreaterThanOrEqual(1);
+    const [row] = await t.dataSource.query('SELECT status, provider_ref FROM payment_refunds WHERE id = ?', [
+      pending.body.data.id,
+    ]);
+    expect(row).toEqual({
+      status: 'succeeded',
+      provider_ref: stripe.refunds.get(`refund-${pending.body.data.id}`)!.id,
+    });
+    expect([...stripe.refunds.values()].filter((r) => r.payment_intent === ref)).toHaveLength(1);
+    expect(await paymentRow(orderId)).toMatchObject({ status: 'partially_refunded' });
+    expect(Number((await paymentRow(orderId)).refunded_cents)).toBe(700);
+    expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'partially_refunded' });
+    await service.settleRefunds(new Date(Date.now() + 2000));
+    expect(Number((await paymentRow(orderId)).refunded_cents)).toBe(700);
   });
 
   it('a guest pays a guest order with its X-Order-Token; a wrong token is 404, no token 401', async () => {
@@ -501,9 +695,11 @@ describe('payments through Stripe and the manual provider', () => {
     expect(await paymentRow(orderId)).toMatchObject({ status: 'paid' });
     expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
     expect(reads(ref).length).toBeGreaterThanOrEqual(1);
-    expect(reads(abandonedRef)).toHaveLength(1);
+    // Read (by this call or by the scheduled job running beside it), then not again until it is due.
+    const readsOfAbandoned = reads(abandonedRef).length;
+    expect(readsOfAbandoned).toBeGreaterThanOrEqual(1);
     await t.app.get(PaymentsService).reconcile();
-    expect(reads(abandonedRef)).toHaveLength(1);
+    expect(reads(abandonedRef)).toHaveLength(readsOfAbandoned);
     expect(await paymentRow(abandoned)).toMatchObject({ status: 'pending' });
   });
 
@@ -613,16 +809,12 @@ describe('payments across order expiry and two instances', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect(await t.app.get(OrdersService).expirePending()).toBe(1);
-    const deadline = Date.now() + 10_000;
-    while ((await stateOf(waiting.orderId)).payment !== 'cancelled' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
     expect(await stateOf(waiting.orderId)).toEqual({
       status: 'cancelled',
       payment_status: 'pending',
       payment: 'cancelled',
     });
-    expect(stripe.intents.get(waiting.ref)!.status).toBe('canceled');
+    await eventually(() => stripe.intents.get(waiting.ref)!.status === 'canceled');
     expect(stripe.sent.some((r) => r.path === `/v1/payment_intents/${authorized.ref}/cancel`)).toBe(false);
     expect(await stateOf(authorized.orderId)).toMatchObject({ status: 'pending', payment: 'authorized' });
   });
@@ -645,6 +837,134 @@ describe('payments across order expiry and two instances', () => {
       ]),
     ).toHaveLength(1);
   });
+});
+
+describe('a payment never outlives its order: cancelling while the PaymentIntent is being created', () => {
+  let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let t: TestApp;
+  let admin: Account;
+  let buyer: Account;
+  let productId: number;
+  const ROUNDS = 20;
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      PAYMENT_PROVIDERS: 'credit_card:stripe',
+      STRIPE_SECRET_KEY: 'sk_test_service',
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_URL: stripe.url,
+      ORDER_PENDING_TTL: '1',
+      ORDER_EXPIRY_INTERVAL: '1h',
+      ORDER_MAX_PENDING_PER_USER: '1000',
+    });
+    admin = await loginAdmin(t);
+    buyer = await createAccount(t);
+    productId = (await createProduct(t, admin.token, { stock: 1000, price: 12.5 })).id;
+  });
+
+  afterAll(async () => {
+    stripe.onCreate(null);
+    await t.close();
+    await stripe.close();
+  });
+
+  const cancels = {
+    customer: (orderId: number) =>
+      request(t.url)
+        .post(`/api/v1/orders/${orderId}/cancel`)
+        .auth(buyer.token, { type: 'bearer' })
+        .then((r) => r.status),
+    admin: (orderId: number) =>
+      request(t.url)
+        .patch(`/api/v1/orders/${orderId}/status`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ status: 'cancelled' })
+        .then((r) => r.status),
+    // The expiry job, as if ORDER_PENDING_TTL had passed.
+    expiry: (orderId: number) =>
+      t.app
+        .get(OrdersService)
+        .expirePending(new Date(Date.now() + 5000))
+        .then(async () => ((await stateOf(orderId)).status === 'cancelled' ? 200 : 0)),
+  };
+  const stateOf = async (orderId: number) =>
+    (await t.dataSource.query('SELECT status, payment_status FROM orders WHERE id = ?', [orderId]))[0];
+
+  it.each(Object.keys(cancels) as Array<keyof typeof cancels>)(
+    'through the %s path, 20 rounds with Stripe taking 300 ms to create: no PaymentIntent left open, no client secret for a cancelled order',
+    async (path) => {
+      const stockBefore = (
+        await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [productId])
+      )[0].stock;
+      stripe.onCreate(() => new Promise((resolve) => setTimeout(resolve, 300)));
+      const outcomes = { paymentFirst: 0, cancelFirst: 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const orderId = (
+          await request(t.url)
+            .post('/api/v1/orders')
+            .auth(buyer.token, { type: 'bearer' })
+            .send({
+              items: [{ product_id: productId, quantity: 1 }],
+              shipping_address: '1 Main St',
+              payment_method: 'credit_card',
+            })
+            .expect(201)
+        ).body.data.id as number;
+        // The cancellation lands anywhere from before the payment row to during Stripe's create.
+        const paying = request(t.url)
+          .post(`/api/v1/orders/${orderId}/payments`)
+          .auth(buyer.token, { type: 'bearer' });
+        const [payment, cancelStatus] = await Promise.all([
+          paying.then((r) => r),
+          new Promise((resolve) => setTimeout(resolve, (round * 17) % 350)).then(() =>
+            cancels[path](orderId),
+          ),
+        ]);
+        expect(cancelStatus).toBe(200);
+        expect(await stateOf(orderId)).toMatchObject({ status: 'cancelled' });
+        if (payment.status === 201) outcomes.paymentFirst += 1;
+        else {
+          expect(payment.status).toBe(400);
+          expect(payment.body.data.client_secret).toBeUndefined();
+          outcomes.cancelFirst += 1;
+        }
+        const intents = () =>
+          [...stripe.intents.values()].filter(
+            (i) => (i.metadata as { order_id: string }).order_id === String(orderId),
+          );
+        await eventually(() => intents().every((i) => i.status === 'canceled'));
+        const rows = await t.dataSource.query(
+          'SELECT status, live_order_id, provider_ref, client_secret FROM payments WHERE order_id = ?',
+          [orderId],
+        );
+        for (const row of rows) {
+          expect(row).toMatchObject({ status: 'cancelled', live_order_id: null });
+          // A client secret handed out only while the order was still pending.
+          if (payment.status !== 201) expect(row.client_secret).toBeNull();
+        }
+        expect(rows.length).toBeLessThanOrEqual(1);
+        expect(
+          intents()
+            .map((i) => i.id)
+            .sort(),
+        ).toEqual(
+          rows
+            .filter((r: { provider_ref: string | null }) => r.provider_ref !== null)
+            .map((r: { provider_ref: string }) => r.provider_ref)
+            .sort(),
+        );
+      }
+      stripe.onCreate(null);
+      // Both interleavings happened.
+      expect(outcomes.paymentFirst + outcomes.cancelFirst).toBe(ROUNDS);
+      expect(outcomes.cancelFirst).toBeGreaterThan(0);
+      const [{ stock }] = await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [productId]);
+      expect(Number(stock)).toBe(Number(stockBefore));
+    },
+    120_000,
+  );
 });
 
 describe('the Stripe webhook is rate limited like every public entry point (THROTTLE_LIMIT=3)', () => {

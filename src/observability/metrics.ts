@@ -72,6 +72,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly paymentsPaidAfterCancel = new Counter({
+    name: 'commerce_payments_paid_after_cancel_total',
+    help: 'Provider payments that took money for a cancelled or expired order: flagged and refunded',
+    registers: [this.registry],
+  });
+
   readonly ordersExpired = new Counter({
     name: 'commerce_orders_expired_total',
     help: 'Pending unpaid orders cancelled after ORDER_PENDING_TTL; their stock went back',

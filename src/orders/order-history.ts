@@ -57,6 +57,13 @@ export abstract class OrderHistory {
   abstract findPayable(orderId: number, access: OrderAccess): Promise<PayableOrder>;
 
   /**
+   * The order, locked until the caller's transaction ends. A payment is created under this lock, and every
+   * cancellation (owner, admin, expiry, account deletion) takes it too and cancels the live payment in its
+   * transaction, so a payment never outlives its order.
+   */
+  abstract lockPayable(tx: Tx, orderId: number): Promise<PayableOrder>;
+
+  /**
    * Makes the order's payment_status follow its payment inside the caller's transaction (a paid payment also
    * moves a pending order to paid), publishing the order events in it. False when the order is cancelled and the
    * payment would make it paid: a cancelled order never becomes paid.

@@ -34,6 +34,18 @@ export const MANUAL_PAYMENT_PAID =
   "UPDATE payments SET status = 'paid', updated_at = ? WHERE live_order_id = ? AND provider = 'manual' " +
   "AND status IN ('pending', 'failed')";
 
+/**
+ * The order's live payment is cancelled with the order, in the cancelling transaction (updated_at, order id): a
+ * payment being created at the same moment sees it cancelled and cancels what its provider made
+ * (docs/api.md#payments). Its provider is told after the commit.
+ */
+export const CANCEL_LIVE_PAYMENT =
+  "UPDATE payments SET status = 'cancelled', live_order_id = NULL, updated_at = ? WHERE live_order_id = ? " +
+  "AND status IN ('pending', 'requires_action', 'authorized', 'failed')";
+
+/** Payment statuses in flight (the customer or the bank is acting): the expiry leaves their order alone. */
+export const PAYMENT_IN_FLIGHT = ['requires_action', 'authorized'];
+
 /** Orders whose payment is in flight, which the expiry of pending orders leaves alone. */
 export const ORDERS_WITH_PAYMENT_IN_FLIGHT =
   "SELECT order_id FROM payments WHERE status IN ('requires_action', 'authorized')";

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { And, EntityManager, Equal, FindOptionsWhere, LessThan, Raw, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, LessThan, Raw, Repository } from 'typeorm';
 import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -43,10 +43,12 @@ import {
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
 import {
+  CANCEL_LIVE_PAYMENT,
   INSERT_ORDER,
   insertItemsOf,
   MANUAL_PAYMENT_PAID,
   ORDERS_WITH_PAYMENT_IN_FLIGHT,
+  PAYMENT_IN_FLIGHT,
   OWNER,
   PENDING_OF_USER,
   PENDING_OF_USER_BESIDES,
@@ -372,6 +374,7 @@ export class OrdersService implements OrderHistory {
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
         cancelled = true;
         await this.products.releaseStock(manager, stockOf(items));
+        await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
       }
       const changed = { ...current, ...next, updatedAt: now };
       await this.publishChange(manager, changed, current, items);
@@ -406,9 +409,20 @@ export class OrdersService implements OrderHistory {
         take: EXPIRY_BATCH,
       });
       for (const { id } of batch) {
-        const order = await this.transactions.run('expire order', (manager) =>
-          this.cancelIf(manager, id, { ...stale, id: And(Equal(id), notInFlight) }),
-        );
+        const order = await this.transactions.run('expire order', async (manager) => {
+          // The order, then its live payment, locked as a cancellation and a payment's creation lock them (no
+          // range of payments locked, which a payment being stored would deadlock with).
+          await forUpdate(manager.createQueryBuilder(Order, 'o').where('o.id = :id', { id })).getOne();
+          const live = await forUpdate(
+            manager
+              .createQueryBuilder()
+              .select('p.status', 'status')
+              .from('payments', 'p')
+              .where('p.live_order_id = :id', { id }),
+          ).getRawOne<{ status: string }>();
+          if (live !== undefined && PAYMENT_IN_FLIGHT.includes(live.status)) return null;
+          return this.cancelIf(manager, id, { ...stale, id });
+        });
         if (order === null) continue;
         expired += 1;
         this.metrics.ordersExpired.inc();
@@ -451,6 +465,10 @@ export class OrdersService implements OrderHistory {
     return order;
   }
 
+  async lockPayable(tx: Tx, orderId: number): Promise<PayableOrder> {
+    return forUpdate(tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId })).getOneOrFail();
+  }
+
   async followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean> {
     const current = await forUpdate(
       tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
@@ -460,7 +478,9 @@ export class OrdersService implements OrderHistory {
     if (current.status === 'cancelled' && !['refunded', 'partially_refunded'].includes(paymentStatus)) {
       return paymentStatus !== 'paid';
     }
-    const status = paymentStatus === 'paid' && current.status === 'pending' ? 'paid' : current.status;
+    // Money taken moves a pending order to paid, also when a refund is reported before the success it implies.
+    const takesMoney = ['paid', 'refunded', 'partially_refunded'].includes(paymentStatus);
+    const status = takesMoney && current.status === 'pending' ? 'paid' : current.status;
     const now = new Date();
     await tx.update(Order, { id: orderId }, { status, paymentStatus, updatedAt: now });
     await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current);
@@ -473,10 +493,12 @@ export class OrdersService implements OrderHistory {
     id: number,
     condition: FindOptionsWhere<Order>,
   ): Promise<Order | null> {
-    const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: new Date() });
+    const now = new Date();
+    const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: now });
     if (result.affected === 0) return null;
     const items = await this.itemsOf(manager, id);
     await this.products.releaseStock(manager, stockOf(items));
+    await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
     const order = await manager.findOneByOrFail(Order, { id });
     await this.publishChange(
       manager,

@@ -23,11 +23,33 @@ export interface ProviderEvent {
   payment: ProviderPayment;
 }
 
-export class InvalidWebhookError extends Error {}
+/** A webhook whose signature does not verify, or whose signature is outside the time tolerance. */
+export class InvalidWebhookError extends Error {
+  constructor(
+    message: string,
+    /** The 400's rule: `signature` (does not verify the body), `expired` or `future` (outside the tolerance). */
+    readonly rule: 'signature' | 'expired' | 'future' = 'signature',
+  ) {
+    super(message);
+  }
+}
+
+/** A correctly signed webhook whose body is not an event the provider sends (400 naming `body`). */
+export class MalformedWebhookError extends Error {}
+
+/** The provider could not be reached or failed on its side: the call may or may not have happened there. */
+export class ProviderUnavailableError extends Error {}
+
+/**
+ * The payment providers this instance can use, registered in PaymentsModule (docs/extending.md#payment-providers).
+ */
+export const PAYMENT_PROVIDERS = Symbol('PAYMENT_PROVIDERS');
 
 /** What the payments module asks of a payment provider. Every call is safe to repeat with the same key. */
 export abstract class PaymentProvider {
   abstract readonly name: 'manual' | 'stripe';
+  /** Whether the provider holds the payment's state (read back by reconciliation, cancelled there). */
+  abstract readonly remote: boolean;
 
   abstract create(request: {
     paymentId: number;
@@ -41,7 +63,11 @@ export abstract class PaymentProvider {
 
   abstract cancel(ref: string, idempotencyKey: string): Promise<void>;
 
-  /** Refunds part of a payment; returns the provider's refund id, or null. */
+  /**
+   * Refunds part of a payment; returns the provider's refund id, or null. Throws ProviderUnavailableError when
+   * the outcome is unknown (the refund stays pending and is settled later with the same key), any other error
+   * when the provider refused it.
+   */
   abstract refund(
     ref: string | null,
     request: { amountCents: number; refundId: number; idempotencyKey: string },
@@ -60,6 +86,7 @@ export abstract class PaymentProvider {
 /** Bank transfer, cash on delivery: nothing moves until an admin records that the money arrived. */
 export class ManualProvider extends PaymentProvider {
   readonly name = 'manual' as const;
+  readonly remote = false;
 
   create(request: { amountCents: number; currency: string }): Promise<ProviderPayment> {
     return Promise.resolve({

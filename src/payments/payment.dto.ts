@@ -17,6 +17,16 @@ export class PaymentResponseDto {
     description: 'Stripe: for Stripe.js confirmPayment in the buyer’s browser; null for manual payments',
   })
   client_secret: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: ['amount_mismatch', 'paid_after_cancel'],
+    example: 'paid_after_cancel',
+    description:
+      'Why the payment needs staff: `amount_mismatch` (the provider took another amount; not marked paid), ' +
+      '`paid_after_cancel` (money taken for a cancelled or expired order; refunded by the service)',
+  })
+  flag: string | null;
   @ApiProperty({ format: 'date-time' }) created_at: string;
   @ApiProperty({ format: 'date-time' }) updated_at: string;
 }
@@ -53,6 +63,7 @@ export function toPaymentResponse(payment: Payment): PaymentResponseDto {
     amount: payment.amountCents / 100,
     currency: payment.currency,
     client_secret: payment.clientSecret,
+    flag: payment.flag,
     created_at: payment.createdAt.toISOString(),
     updated_at: payment.updatedAt.toISOString(),
   };

@@ -62,4 +62,8 @@ export class PaymentRefund extends Timestamped {
 
   @Column({ name: 'idempotency_key', type: 'varchar', length: 128, nullable: true, select: false })
   idempotencyKey: string | null;
+
+  /** With an Idempotency-Key: the request's amount and reason, hashed, to refuse the key's reuse for another. */
+  @Column({ name: 'request_hash', type: 'varchar', length: 64, nullable: true, select: false })
+  requestHash: string | null;
 }

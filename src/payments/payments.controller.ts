@@ -8,7 +8,7 @@ import { OptionalAuth, Public } from '../common/public.decorator.js';
 import { checkIdempotencyKey } from '../common/idempotency-key.js';
 import { fieldError } from '../common/validation.js';
 import { CreateRefundDto, PaymentResponseDto, RefundResponseDto } from './payment.dto.js';
-import { InvalidWebhookError } from './payment-provider.js';
+import { InvalidWebhookError, MalformedWebhookError } from './payment-provider.js';
 import { PaymentsService } from './payments.service.js';
 
 export class WebhookReceiptDto {
@@ -116,9 +116,9 @@ export class PaymentsController {
     try {
       event = provider.parseWebhook(body, request.headers);
     } catch (error) {
-      if (error instanceof InvalidWebhookError) {
-        throw fieldError('Stripe-Signature', 'signature', 'Stripe-Signature does not verify the body');
-      }
+      if (error instanceof InvalidWebhookError)
+        throw fieldError('Stripe-Signature', error.rule, error.message);
+      if (error instanceof MalformedWebhookError) throw fieldError('body', 'event', error.message);
       throw error;
     }
     if (event === null) return { received: true, applied: false };

@@ -7,6 +7,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
 import type { AuthUser } from '../auth/auth-user.js';
 import { In, IsNull, LessThan, Not, Repository } from 'typeorm';
 import { fieldError } from '../common/validation.js';
@@ -28,24 +29,25 @@ import {
 } from './payment.dto.js';
 import { Payment, PaymentRefund } from './payment.entity.js';
 import {
-  ManualProvider,
+  PAYMENT_PROVIDERS,
   PaymentProvider,
   type ProviderEvent,
   type ProviderPayment,
+  ProviderUnavailableError,
 } from './payment-provider.js';
 import { canMove, orderPaymentStatusOf, type PaymentStatus } from './payment-status.js';
-import { StripeProvider } from './stripe-provider.js';
 
 const REFUNDABLE: PaymentStatus[] = ['paid', 'partially_refunded'];
-/** Payments an order's cancellation cancels at the provider. */
-const CANCELLABLE: PaymentStatus[] = ['pending', 'requires_action', 'authorized', 'failed'];
+const TAKES_MONEY: PaymentStatus[] = ['paid', 'refunded', 'partially_refunded'];
+const PAID_AFTER_CANCEL = 'paid_after_cancel';
 
 @Injectable()
 export class PaymentsService implements OnModuleInit {
   private readonly logger = new Logger('Payments');
-  private readonly providers = new Map<string, PaymentProvider>();
+  private readonly providers: Map<string, PaymentProvider>;
 
   constructor(
+    @Inject(PAYMENT_PROVIDERS) providers: PaymentProvider[],
     @InjectRepository(Payment) private readonly payments: Repository<Payment>,
     @InjectRepository(PaymentRefund) private readonly refunds: Repository<PaymentRefund>,
     private readonly orders: OrderHistory,
@@ -55,22 +57,22 @@ export class PaymentsService implements OnModuleInit {
     private readonly metrics: Metrics,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.providers.set('manual', new ManualProvider());
-    const stripe = config.payments.stripe;
-    if (stripe !== null) {
-      this.providers.set('stripe', new StripeProvider(stripe.secretKey, stripe.webhookSecret, stripe.apiUrl));
-    }
+    this.providers = new Map(providers.map((provider) => [provider.name, provider]));
   }
 
   onModuleInit(): void {
-    // An order cancelled by its owner, an admin or the expiry job: its payment is cancelled at the provider.
-    this.events.subscribe('order.cancelled', (event) => this.cancelPaymentOf(event.data.order.id));
-    const after = this.config.payments.reconcileAfterSeconds;
-    if (this.providers.has('stripe')) {
-      this.jobs.schedule('payments.reconcile', Math.min(after, 60) * 1000, async () => {
+    // An order cancelled by its owner, an admin or the expiry job cancelled its payment in the same transaction;
+    // the provider is told after the commit.
+    this.events.subscribe('order.cancelled', (event) => this.cancelAtProviderOf(event.data.order.id));
+    const every = Math.min(this.config.payments.reconcileAfterSeconds, 60) * 1000;
+    if (this.remoteProviders().length > 0) {
+      this.jobs.schedule('payments.reconcile', every, async () => {
         await this.reconcile();
       });
     }
+    this.jobs.schedule('payments.settle-refunds', every, async () => {
+      await this.settleRefunds();
+    });
   }
 
   provider(name: string): PaymentProvider {
@@ -79,59 +81,76 @@ export class PaymentsService implements OnModuleInit {
     return provider;
   }
 
-  /** Creates the order's payment, or returns its live one (completing its creation at the provider if needed). */
+  /**
+   * Creates the order's payment, or returns its live one (completing its creation at the provider if needed).
+   * The payment row is written under the order's lock, and a cancellation takes that lock and cancels the live
+   * payment in its own transaction: whichever comes second sees the other. A provider payment made while the
+   * order was being cancelled is cancelled at once and its client secret never handed out.
+   */
   async create(
     orderId: number,
     access: OrderAccess,
   ): Promise<{ payment: PaymentResponseDto; created: boolean }> {
-    const order = await this.orders.findPayable(orderId, access);
-    let payment = await this.payments.findOneBy({ liveOrderId: orderId });
-    let created = false;
-    if (payment === null) {
+    await this.orders.findPayable(orderId, access);
+    const made = await this.transactions.run('create payment', async (tx) => {
+      const order = await this.orders.lockPayable(tx, orderId);
+      const live = await forUpdate(
+        tx.createQueryBuilder(Payment, 'p').where('p.liveOrderId = :orderId', { orderId }),
+      ).getOne();
+      if (live !== null) return { payment: live, created: false };
       if (order.status !== 'pending' || !['pending', 'failed'].includes(order.paymentStatus)) {
         throw new BadRequestException(
           `Order ${orderId} takes no payment: it is ${order.status} with payment ${order.paymentStatus}`,
         );
       }
-      try {
-        payment = await this.payments.save(
-          this.payments.create({
-            orderId,
-            liveOrderId: orderId,
-            provider: this.config.payments.providers[order.paymentMethod] ?? 'manual',
-            status: 'pending',
-            amountCents: order.totalCents,
-            currency: this.config.payments.currency,
-            refundedCents: 0,
-            providerRef: null,
-            clientSecret: null,
-            flag: null,
-          }),
-        );
-        created = true;
-      } catch (error) {
-        // Two requests at once: the unique live_order_id lets one create; the other returns it.
-        if (!isUniqueViolation(error)) throw error;
-        payment = await this.payments.findOneByOrFail({ liveOrderId: orderId });
-      }
-    }
-    if (payment.provider === 'stripe' && payment.providerRef === null) {
+      const payment = await tx.save(
+        tx.create(Payment, {
+          orderId,
+          liveOrderId: orderId,
+          provider: this.config.payments.providers[order.paymentMethod] ?? 'manual',
+          status: 'pending',
+          amountCents: order.totalCents,
+          currency: this.config.payments.currency,
+          refundedCents: 0,
+          providerRef: null,
+          clientSecret: null,
+          flag: null,
+        }),
+      );
+      return { payment, created: true };
+    });
+    let payment = made.payment;
+    const provider = this.provider(payment.provider);
+    if (provider.remote && payment.providerRef === null) {
       // The same idempotency key on every attempt: Stripe returns the same PaymentIntent.
-      const made = await this.provider('stripe').create({
+      const reported = await provider.create({
         paymentId: payment.id,
         orderId,
         amountCents: payment.amountCents,
         currency: payment.currency,
         idempotencyKey: `payment-${payment.id}-create`,
       });
-      // Only the provider's references (updatedAt given, as everywhere: TypeORM would write whole seconds): a webhook may already have moved the status.
-      await this.payments.update(
-        { id: payment.id, providerRef: IsNull() },
-        { providerRef: made.ref, clientSecret: made.clientSecret, updatedAt: new Date() },
-      );
-      payment = await this.payments.findOneByOrFail({ id: payment.id });
+      payment = await this.transactions.run('store provider payment', async (tx) => {
+        const locked = (await this.lockPayment(tx, provider.name, payment.id, null))!;
+        // Only the provider's references (a webhook may already have moved the status); no client secret for
+        // a payment its order's cancellation cancelled meanwhile.
+        if (locked.providerRef === null) {
+          locked.providerRef = reported.ref;
+          locked.clientSecret = locked.status === 'cancelled' ? null : reported.clientSecret;
+          await tx.update(
+            Payment,
+            { id: payment.id },
+            { providerRef: locked.providerRef, clientSecret: locked.clientSecret, updatedAt: new Date() },
+          );
+        }
+        return locked;
+      });
+      if (payment.status === 'cancelled') {
+        await this.cancelAtProvider(payment);
+        throw new BadRequestException(`Order ${orderId} was cancelled while its payment was being created`);
+      }
     }
-    return { payment: toPaymentResponse(payment), created };
+    return { payment: toPaymentResponse(payment), created: made.created };
   }
 
   async list(orderId: number, access: OrderAccess): Promise<PaymentResponseDto[]> {
@@ -142,10 +161,13 @@ export class PaymentsService implements OnModuleInit {
 
   /**
    * Applies a verified provider event once: the event id is written first in the same transaction, so a
-   * redelivery (or the same event reaching two instances at once) finds it and does nothing.
+   * redelivery (or the same event reaching two instances at once) finds it and does nothing. The event must name
+   * the payment's stored provider id: one about another provider payment that carries our payment's id in its
+   * metadata changes nothing.
    */
   async applyEvent(provider: PaymentProvider, event: ProviderEvent): Promise<'applied' | 'duplicate'> {
-    return this.transactions.run('apply payment event', async (tx) => {
+    let paymentId: number | null = null;
+    const outcome = await this.transactions.run('apply payment event', async (tx) => {
       try {
         await tx.query(
           'INSERT INTO payment_provider_events (id, provider, type, payment_id) VALUES (?, ?, ?, ?)',
@@ -164,16 +186,30 @@ export class PaymentsService implements OnModuleInit {
         });
         return 'applied';
       }
+      if (payment.providerRef !== null && payment.providerRef !== event.payment.ref) {
+        this.logger.warn({
+          msg: "Provider event names another provider payment than the payment's; ignored",
+          provider: provider.name,
+          event: event.id,
+          payment: payment.id,
+        });
+        return 'applied';
+      }
+      paymentId = payment.id;
       await this.applyReported(tx, payment, event.payment);
       return 'applied';
     });
+    if (paymentId !== null) await this.refundIfPaidAfterCancel(paymentId);
+    return outcome;
   }
 
   /** Re-reads from their provider the payments left pending/requires_action longer than PAYMENT_RECONCILE_AFTER. */
   async reconcile(now = new Date()): Promise<number> {
+    const remote = this.remoteProviders();
+    if (remote.length === 0) return 0;
     const stale = await this.payments.find({
       where: {
-        provider: 'stripe',
+        provider: In(remote),
         status: In(['pending', 'requires_action']),
         providerRef: Not(IsNull()),
         updatedAt: LessThan(new Date(now.getTime() - this.config.payments.reconcileAfterSeconds * 1000)),
@@ -182,16 +218,17 @@ export class PaymentsService implements OnModuleInit {
       take: 100,
     });
     let changed = 0;
-    for (const { id, providerRef } of stale) {
+    for (const { id, provider, providerRef } of stale) {
       try {
-        const reported = await this.provider('stripe').retrieve(providerRef!);
+        const reported = await this.provider(provider).retrieve(providerRef!);
         await this.transactions.run('reconcile payment', async (tx) => {
-          const payment = await this.lockPayment(tx, 'stripe', id, null);
+          const payment = await this.lockPayment(tx, provider, id, null);
           if (payment === null) return;
           if (await this.applyReported(tx, payment, reported)) changed += 1;
           // Still waiting (an abandoned checkout): read again one PAYMENT_RECONCILE_AFTER later, not every tick.
           else await tx.update(Payment, { id, status: payment.status }, { updatedAt: new Date() });
         });
+        await this.refundIfPaidAfterCancel(id);
       } catch (error) {
         this.logger.warn({
           msg: 'Reconciling a payment failed',
@@ -211,8 +248,11 @@ export class PaymentsService implements OnModuleInit {
     idempotencyKey?: string,
   ): Promise<RefundResponseDto> {
     await this.orders.findPayable(orderId, { actor: admin });
+    const requestHash = createHash('sha256')
+      .update(JSON.stringify([dto.amount ?? null, dto.reason ?? null]))
+      .digest('hex');
     if (idempotencyKey !== undefined) {
-      const earlier = await this.refundByKey(orderId, idempotencyKey);
+      const earlier = await this.refundByKey(orderId, idempotencyKey, requestHash);
       if (earlier !== null) return earlier;
     }
     const payment = await this.payments.findOne({ where: { orderId, status: In(REFUNDABLE) } });
@@ -228,73 +268,18 @@ export class PaymentsService implements OnModuleInit {
     }
     let refund: PaymentRefund;
     try {
-      refund = await this.transactions.run('reserve refund', async (tx) => {
-        // Conditional: two refunds at once can never take back more than was paid.
-        const reserved = await tx
-          .createQueryBuilder()
-          .update(Payment)
-          .set({ refundedCents: () => 'refunded_cents + :amount', updatedAt: new Date() })
-          .where('id = :id AND refunded_cents + :amount <= amount_cents', {
-            id: payment.id,
-            amount: amountCents,
-          })
-          .execute();
-        if (reserved.affected === 0) {
-          throw fieldError('amount', 'max', 'amount must not exceed what is paid and not yet refunded');
-        }
-        return tx.save(
-          tx.create(PaymentRefund, {
-            paymentId: payment.id,
-            amountCents,
-            status: 'pending',
-            reason: dto.reason ?? null,
-            providerRef: null,
-            idempotencyKey: idempotencyKey ?? null,
-          }),
-        );
+      refund = await this.reserveRefund(payment, amountCents, dto.reason ?? null, {
+        idempotencyKey: idempotencyKey ?? null,
+        requestHash: idempotencyKey === undefined ? null : requestHash,
       });
     } catch (error) {
       if (idempotencyKey !== undefined && isUniqueViolation(error)) {
-        const earlier = await this.refundByKey(orderId, idempotencyKey);
+        const earlier = await this.refundByKey(orderId, idempotencyKey, requestHash);
         if (earlier !== null) return earlier;
       }
       throw error;
     }
-    let providerRef: string | null;
-    try {
-      providerRef = await this.provider(payment.provider).refund(payment.providerRef, {
-        amountCents,
-        refundId: refund.id,
-        idempotencyKey: `refund-${refund.id}`,
-      });
-    } catch (error) {
-      await this.transactions.run('refund refused', async (tx) => {
-        await tx.update(PaymentRefund, { id: refund.id }, { status: 'failed', updatedAt: new Date() });
-        await tx
-          .createQueryBuilder()
-          .update(Payment)
-          .set({ refundedCents: () => 'refunded_cents - :amount', updatedAt: new Date() })
-          .where('id = :id', { id: payment.id, amount: amountCents })
-          .execute();
-      });
-      this.logger.warn({
-        msg: 'Provider refused a refund',
-        refund: refund.id,
-        error: (error as Error).message,
-      });
-      throw new BadRequestException(`The payment provider refused the refund: ${(error as Error).message}`);
-    }
-    await this.transactions.run('refund', async (tx) => {
-      await tx.update(
-        PaymentRefund,
-        { id: refund.id },
-        { status: 'succeeded', providerRef, updatedAt: new Date() },
-      );
-      const locked = (await this.lockPayment(tx, payment.provider, payment.id, null))!;
-      const status = locked.refundedCents >= locked.amountCents ? 'refunded' : 'partially_refunded';
-      await this.move(tx, locked, status);
-    });
-    return toRefundResponse(await this.refunds.findOneByOrFail({ id: refund.id }));
+    return toRefundResponse(await this.settleRefund(refund, payment));
   }
 
   /** The admin endpoints: any order, 404 for a missing one. */
@@ -309,37 +294,204 @@ export class PaymentsService implements OnModuleInit {
     return refunds.map(toRefundResponse);
   }
 
-  private async cancelPaymentOf(orderId: number): Promise<void> {
-    const payment = await this.payments.findOneBy({ liveOrderId: orderId, status: In(CANCELLABLE) });
-    if (payment === null) return;
-    let reported: ProviderPayment | null = null;
-    if (payment.providerRef !== null) {
-      const provider = this.provider(payment.provider);
+  /**
+   * The periodic job: refunds left `pending` longer than PAYMENT_RECONCILE_AFTER (the provider's answer was lost:
+   * a crash, a timeout) are asked again with the same idempotency key, which the provider answers with the
+   * refund it made or makes it now; and money taken for a cancelled order whose automatic refund did not go
+   * through is refunded. Returns how many refunds it settled.
+   */
+  async settleRefunds(now = new Date()): Promise<number> {
+    const before = new Date(now.getTime() - this.config.payments.reconcileAfterSeconds * 1000);
+    const stuck = await this.refunds.find({
+      where: { status: 'pending', updatedAt: LessThan(before) },
+      order: { id: 'ASC' },
+      take: 100,
+    });
+    let settled = 0;
+    for (const refund of stuck) {
+      const payment = await this.payments.findOneByOrFail({ id: refund.paymentId });
       try {
-        await provider.cancel(payment.providerRef, `payment-${payment.id}-cancel`);
+        if ((await this.settleRefund(refund, payment)).status !== 'pending') settled += 1;
       } catch (error) {
-        // Typically the payment succeeded meanwhile: what the provider holds is applied instead (flagged
-        // paid_after_cancel when the money was taken), rather than retrying a cancellation that cannot happen.
         this.logger.warn({
-          msg: 'Provider refused to cancel a payment',
-          payment: payment.id,
-          error: String(error),
+          msg: 'Settling a refund failed',
+          refund: refund.id,
+          error: (error as Error).message,
         });
-        reported = await provider.retrieve(payment.providerRef);
       }
     }
-    await this.transactions.run('cancel payment', async (tx) => {
-      const locked = await this.lockPayment(tx, payment.provider, payment.id, null);
-      if (locked === null) return;
-      if (reported === null) await this.move(tx, locked, 'cancelled');
-      else await this.applyReported(tx, locked, reported);
+    const flagged = await this.payments.find({
+      select: { id: true },
+      where: { flag: PAID_AFTER_CANCEL, status: In(REFUNDABLE), updatedAt: LessThan(before) },
+      take: 100,
+    });
+    for (const { id } of flagged) await this.refundIfPaidAfterCancel(id);
+    if (settled > 0) this.logger.log({ msg: 'Pending refunds settled', settled });
+    return settled;
+  }
+
+  /** Reserves a refund's amount on the payment (never past what was paid) and records it `pending`. */
+  private reserveRefund(
+    payment: Payment,
+    amountCents: number,
+    reason: string | null,
+    key: { idempotencyKey: string | null; requestHash: string | null },
+  ): Promise<PaymentRefund> {
+    return this.transactions.run('reserve refund', async (tx) => {
+      // Conditional: two refunds at once can never take back more than was paid.
+      const reserved = await tx
+        .createQueryBuilder()
+        .update(Payment)
+        .set({ refundedCents: () => 'refunded_cents + :amount', updatedAt: new Date() })
+        .where('id = :id AND refunded_cents + :amount <= amount_cents', {
+          id: payment.id,
+          amount: amountCents,
+        })
+        .execute();
+      if (reserved.affected === 0) {
+        throw fieldError('amount', 'max', 'amount must not exceed what is paid and not yet refunded');
+      }
+      return tx.save(
+        tx.create(PaymentRefund, {
+          paymentId: payment.id,
+          amountCents,
+          status: 'pending',
+          reason,
+          providerRef: null,
+          ...key,
+        }),
+      );
     });
   }
 
-  private async refundByKey(orderId: number, key: string): Promise<RefundResponseDto | null> {
+  /**
+   * Asks the provider for a reserved refund (key `refund-{id}`, the same on every attempt) and records the
+   * outcome, each by a conditional update on the refund being `pending`, so the request and the settling job
+   * never both apply it. A refusal gives the reserved amount back (400); an unknown outcome leaves it `pending`.
+   */
+  private async settleRefund(refund: PaymentRefund, payment: Payment): Promise<PaymentRefund> {
+    let providerRef: string | null;
+    try {
+      providerRef = await this.provider(payment.provider).refund(payment.providerRef, {
+        amountCents: refund.amountCents,
+        refundId: refund.id,
+        idempotencyKey: `refund-${refund.id}`,
+      });
+    } catch (error) {
+      if (error instanceof ProviderUnavailableError) {
+        this.logger.warn({
+          msg: 'Payment provider unavailable for a refund; it stays pending and is asked again later',
+          refund: refund.id,
+          error: error.message,
+        });
+        return refund;
+      }
+      await this.transactions.run('refund refused', async (tx) => {
+        const refused = await tx.update(
+          PaymentRefund,
+          { id: refund.id, status: 'pending' },
+          { status: 'failed', updatedAt: new Date() },
+        );
+        if (refused.affected === 0) return;
+        await tx
+          .createQueryBuilder()
+          .update(Payment)
+          .set({ refundedCents: () => 'refunded_cents - :amount', updatedAt: new Date() })
+          .where('id = :id', { id: payment.id, amount: refund.amountCents })
+          .execute();
+      });
+      this.logger.warn({
+        msg: 'Provider refused a refund',
+        refund: refund.id,
+        error: (error as Error).message,
+      });
+      throw new BadRequestException(`The payment provider refused the refund: ${(error as Error).message}`);
+    }
+    await this.transactions.run('refund', async (tx) => {
+      const succeeded = await tx.update(
+        PaymentRefund,
+        { id: refund.id, status: 'pending' },
+        { status: 'succeeded', providerRef, updatedAt: new Date() },
+      );
+      if (succeeded.affected === 0) return;
+      const locked = (await this.lockPayment(tx, payment.provider, payment.id, null))!;
+      const status = locked.refundedCents >= locked.amountCents ? 'refunded' : 'partially_refunded';
+      await this.move(tx, locked, status);
+    });
+    return this.refunds.findOneByOrFail({ id: refund.id });
+  }
+
+  /**
+   * Money taken for a cancelled order goes back by itself: the rest of the payment is refunded, once (the
+   * reservation is conditional, and a refund still pending is left to settle).
+   */
+  private async refundIfPaidAfterCancel(paymentId: number): Promise<void> {
+    const payment = await this.payments.findOneBy({ id: paymentId });
+    if (payment === null || payment.flag !== PAID_AFTER_CANCEL || !REFUNDABLE.includes(payment.status))
+      return;
+    if (payment.refundedCents >= payment.amountCents) return;
+    if (await this.refunds.existsBy({ paymentId, status: 'pending' })) return;
+    try {
+      const refund = await this.reserveRefund(
+        payment,
+        payment.amountCents - payment.refundedCents,
+        'paid after the order was cancelled',
+        { idempotencyKey: null, requestHash: null },
+      );
+      await this.settleRefund(refund, payment);
+    } catch (error) {
+      this.logger.error({
+        msg: 'Refunding a payment taken for a cancelled order failed; the settling job tries again',
+        payment: paymentId,
+        error: (error as Error).message,
+      });
+    }
+  }
+
+  /**
+   * After an order's cancellation committed: its payments that cancellation cancelled are cancelled at their
+   * provider. A provider that refuses (the money was taken meanwhile) is read back and what it holds is applied
+   * (flagged paid_after_cancel, refunded).
+   */
+  private async cancelAtProviderOf(orderId: number): Promise<void> {
+    const cancelled = await this.payments.findBy({
+      orderId,
+      status: 'cancelled',
+      providerRef: Not(IsNull()),
+    });
+    for (const payment of cancelled) await this.cancelAtProvider(payment);
+  }
+
+  private async cancelAtProvider(payment: Payment): Promise<void> {
+    const provider = this.provider(payment.provider);
+    if (!provider.remote || payment.providerRef === null) return;
+    try {
+      await provider.cancel(payment.providerRef, `payment-${payment.id}-cancel`);
+      return;
+    } catch (error) {
+      this.logger.warn({
+        msg: 'Provider refused to cancel a payment',
+        payment: payment.id,
+        error: String(error),
+      });
+    }
+    const reported = await provider.retrieve(payment.providerRef);
+    await this.transactions.run('cancel payment', async (tx) => {
+      const locked = await this.lockPayment(tx, payment.provider, payment.id, null);
+      if (locked !== null) await this.applyReported(tx, locked, reported);
+    });
+    await this.refundIfPaidAfterCancel(payment.id);
+  }
+
+  private async refundByKey(
+    orderId: number,
+    key: string,
+    requestHash: string,
+  ): Promise<RefundResponseDto | null> {
     const earlier = await this.refunds
       .createQueryBuilder('r')
       .innerJoin(Payment, 'p', 'p.id = r.paymentId')
+      .addSelect('r.requestHash')
       .addSelect('p.orderId', 'order_id')
       .where('r.idempotencyKey = :key', { key })
       .getRawAndEntities();
@@ -351,7 +503,20 @@ export class PaymentsService implements OnModuleInit {
         'Idempotency-Key was already used for another order',
       );
     }
+    // Refunds recorded before request hashes were kept have none: they replay as before.
+    const hash = earlier.entities[0].requestHash;
+    if (hash !== null && hash !== requestHash) {
+      throw fieldError(
+        'Idempotency-Key',
+        'sameRequest',
+        'Idempotency-Key was already used with a different amount or reason',
+      );
+    }
     return toRefundResponse(earlier.entities[0]);
+  }
+
+  private remoteProviders(): string[] {
+    return [...this.providers.values()].filter((p) => p.remote).map((p) => p.name);
   }
 
   private lockPayment(
@@ -369,10 +534,11 @@ export class PaymentsService implements OnModuleInit {
 
   /**
    * Moves a payment to what its provider reports, if the state machine allows it. Never to paid (or a refund)
-   * when the amount or currency differs from the payment's: that is logged, counted and flagged instead.
+   * when the amount or currency differs from the payment's: that is logged, counted and flagged instead. Money
+   * taken on a payment cancelled with its order is recorded as taken, flagged paid_after_cancel and refunded.
    */
   private async applyReported(tx: Tx, payment: Payment, reported: ProviderPayment): Promise<boolean> {
-    const takesMoney = ['paid', 'refunded', 'partially_refunded'].includes(reported.status);
+    const takesMoney = TAKES_MONEY.includes(reported.status);
     if (
       takesMoney &&
       (reported.amountCents !== payment.amountCents || reported.currency !== payment.currency)
@@ -387,6 +553,19 @@ export class PaymentsService implements OnModuleInit {
       });
       await tx.update(Payment, { id: payment.id }, { flag: 'amount_mismatch', updatedAt: new Date() });
       return false;
+    }
+    if (payment.status === 'cancelled' && takesMoney) {
+      await tx.update(
+        Payment,
+        { id: payment.id, status: 'cancelled' },
+        { status: reported.status, refundedCents: reported.refundedCents, updatedAt: new Date() },
+      );
+      await this.flagPaidAfterCancel(tx, payment);
+      // A refund made at the provider shows on the (still cancelled) order.
+      if (reported.status !== 'paid') {
+        await this.orders.followPayment(tx, payment.orderId, orderPaymentStatusOf(reported.status));
+      }
+      return true;
     }
     if (reported.refundedCents > payment.refundedCents) {
       payment.refundedCents = reported.refundedCents;
@@ -411,10 +590,18 @@ export class PaymentsService implements OnModuleInit {
     if (result.affected === 0)
       throw new BadRequestException(`Payment ${payment.id} was changed concurrently; retry`);
     const followed = await this.orders.followPayment(tx, payment.orderId, orderPaymentStatusOf(status));
-    if (!followed) {
-      this.logger.error({ msg: 'Payment taken for a cancelled order; refund it', payment: payment.id });
-      await tx.update(Payment, { id: payment.id }, { flag: 'paid_after_cancel', updatedAt: new Date() });
-    }
+    if (!followed) await this.flagPaidAfterCancel(tx, payment);
     return true;
+  }
+
+  /** Money taken for a cancelled or expired order: flagged for staff, logged, counted; refunded after the commit. */
+  private async flagPaidAfterCancel(tx: Tx, payment: Payment): Promise<void> {
+    this.metrics.paymentsPaidAfterCancel.inc();
+    this.logger.error({
+      msg: 'Payment taken for a cancelled order; refunding it',
+      payment: payment.id,
+      order: payment.orderId,
+    });
+    await tx.update(Payment, { id: payment.id }, { flag: PAID_AFTER_CANCEL, updatedAt: new Date() });
   }
 }

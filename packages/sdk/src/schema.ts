@@ -2154,6 +2154,12 @@ export interface components {
              * @example pi_3Q_secret_abc
              */
             client_secret: string | null;
+            /**
+             * @description Why the payment needs staff: `amount_mismatch` (the provider took another amount; not marked paid), `paid_after_cancel` (money taken for a cancelled or expired order; refunded by the service)
+             * @example paid_after_cancel
+             * @enum {string|null}
+             */
+            flag: "amount_mismatch" | "paid_after_cancel" | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

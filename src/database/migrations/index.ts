@@ -23,6 +23,7 @@ import { CreateShippingOptions1763801280000 } from './1763801280000-create-shipp
 import { CreateCarts1763802500000 } from './1763802500000-create-carts.js';
 import { CreatePayments1763802600000 } from './1763802600000-create-payments.js';
 import { CreateProductWords1763802700000 } from './1763802700000-create-product-words.js';
+import { AddRefundRequestHash1763802800000 } from './1763802800000-add-refund-request-hash.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -49,4 +50,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateCarts1763802500000,
   CreatePayments1763802600000,
   CreateProductWords1763802700000,
+  AddRefundRequestHash1763802800000,
 ];
