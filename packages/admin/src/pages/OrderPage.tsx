@@ -9,6 +9,12 @@ import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '.
 
 type StatusChange = Schemas['UpdateOrderStatusDto'];
 
+/** Why a payment needed staff (the payment's `flag`). */
+const FLAG_MEANINGS: Record<string, string> = {
+  amount_mismatch:
+    'The provider took another amount than the order: not marked paid; check it with the provider',
+  paid_after_cancel: 'Money was taken after the order was cancelled; the service refunds it (see Refunds)',
+};
 /**
  * The status changes the order lifecycle offers from where the order is (docs/api.md, Lifecycle); whether one is
  * allowed right now (a paid order is refunded before it is cancelled, …) is the API's answer.
@@ -216,7 +222,20 @@ export function OrderPage({ id }: { id: number }) {
                 <tr key={payment.id}>
                   <th scope="row">#{payment.id}</th>
                   <td>{payment.provider}</td>
-                  <td>{humanize(payment.status)}</td>
+                  <td>
+                    {humanize(payment.status)}
+                    {payment.flag !== null && (
+                      <>
+                        {' '}
+                        <span
+                          className="badge badge-failed"
+                          title={FLAG_MEANINGS[payment.flag] ?? payment.flag}
+                        >
+                          {humanize(payment.flag)}
+                        </span>
+                      </>
+                    )}
+                  </td>
                   <td className="number">{formatMoney(payment.amount, payment.currency)}</td>
                   <td>{formatDateTime(payment.created_at)}</td>
                   <td>{formatDateTime(payment.updated_at)}</td>
