@@ -127,8 +127,8 @@ export const ReadsOwnBody = () => SetMetadata(READS_OWN_BODY, true);
 
 /**
  * Global guard: a route that declares no `@Body()` takes no body. The validation pipe only sees declared
- * parameters, so the fields of a body sent to such a route (`POST /carts`, a `DELETE`) were ignored; each is
- * refused here as an unknown field of a DTO is (rule `whitelistValidation`). No body, an empty object and the
+ * parameters, so the fields of a body sent to such a route (`POST /carts`, a `DELETE`) would go unnoticed; each
+ * is refused here as an unknown field of a DTO is (rule `whitelistValidation`). No body, an empty object and the
  * routes marked @ReadsOwnBody() pass. It runs after authentication and roles, as the pipe does.
  */
 @Injectable()
