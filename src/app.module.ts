@@ -8,7 +8,7 @@ import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
 import { AuthRateLimitGuard } from './common/rate-limit.js';
 import { RateLimitModule } from './common/rate-limit.module.js';
 import { ResponseEnvelopeInterceptor } from './common/response-envelope.interceptor.js';
-import { RequestValidationPipe } from './common/validation.js';
+import { BodylessRouteGuard, RequestValidationPipe } from './common/validation.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -62,10 +62,11 @@ export class AppModule {
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'
-        // rate limit, then authentication, then roles.
+        // rate limit, then authentication, then roles, then the refusal of a body a route does not take.
         { provide: APP_GUARD, useClass: AuthRateLimitGuard },
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: RolesGuard },
+        { provide: APP_GUARD, useClass: BodylessRouteGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe(config.pageSizeMax) },

@@ -144,6 +144,76 @@ describe('carts and checkout', () => {
       ]);
       expect(Number(lines[0].n)).toBe(0);
     });
+
+    it('unknown fields: POST /carts with a body is 400 whitelistValidation per field and writes no cart', async () => {
+      const cartCount = async () =>
+        Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM carts'))[0].n);
+      const before = await cartCount();
+      const tampered = {
+        user_id: alice.id,
+        status: 'completed',
+        cart_token: 'chosen',
+        email: 'x@example.com',
+      };
+      const unknown = Object.keys(tampered).map((field) => ({
+        field,
+        rule: 'whitelistValidation',
+        message: `property ${field} should not exist`,
+      }));
+      const anonymous = await api().post('/api/v1/carts').send(tampered).expect(400);
+      expect(anonymous.body).toEqual({
+        code: 400,
+        message: 'Bad Request',
+        data: { details: unknown.map((error) => error.message).join('; '), errors: unknown },
+      });
+      const customer = await api()
+        .post('/api/v1/carts')
+        .auth(bob.token, { type: 'bearer' })
+        .send({ items: [{ product_id: 1, quantity: 1 }] })
+        .expect(400);
+      expect(customer.body.data.errors).toEqual([
+        { field: 'items', rule: 'whitelistValidation', message: 'property items should not exist' },
+      ]);
+      const form = await api().post('/api/v1/carts').type('form').send('user_id=1').expect(400);
+      expect(form.body.data.errors).toEqual([
+        { field: 'user_id', rule: 'whitelistValidation', message: 'property user_id should not exist' },
+      ]);
+      expect(await cartCount()).toBe(before);
+      // No body, an empty JSON object or an empty form still start a cart, as before.
+      await api().post('/api/v1/carts').expect(201);
+      await api().post('/api/v1/carts').send({}).expect(201);
+      await api().post('/api/v1/carts').type('form').send('').expect(201);
+      expect(await cartCount()).toBe(before + 3);
+    });
+
+    it('unknown fields: removing a line or claiming a cart with a body is 400 and changes nothing', async () => {
+      const product = await createProduct(t, admin.token, { stock: 5 });
+      const cart = await anonymousCart();
+      const line = (await add(cart, product.id, 2).expect(201)).body.data.items[0].id as number;
+      const removal = await cart
+        .auth(api().delete(`/api/v1/carts/${cart.id}/items/${line}`))
+        .send({ quantity: 1 })
+        .expect(400);
+      expect(removal.body.data.errors).toEqual([
+        { field: 'quantity', rule: 'whitelistValidation', message: 'property quantity should not exist' },
+      ]);
+      const claim = await cart
+        .auth(api().post(`/api/v1/carts/${cart.id}/claim`))
+        .auth(alice.token, { type: 'bearer' })
+        .send({ merge: false })
+        .expect(400);
+      expect(claim.body.data.errors).toEqual([
+        { field: 'merge', rule: 'whitelistValidation', message: 'property merge should not exist' },
+      ]);
+      expect(await cartRow(cart.id)).toEqual({
+        user_id: null,
+        token_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        status: 'open',
+      });
+      expect(
+        await t.dataSource.query('SELECT id, quantity FROM cart_items WHERE cart_id = ?', [cart.id]),
+      ).toEqual([{ id: line, quantity: 2 }]);
+    });
   });
 
   describe('lines', () => {

@@ -97,4 +97,34 @@ describe('configuration from .env under the process environment (real process)',
       rmSync(badDir, { recursive: true, force: true });
     }
   });
+
+  it('refuses to start on a THROTTLE_STAFF_LIMIT that is not an integer or is below THROTTLE_LIMIT', () => {
+    const start = (lines: string[]) => {
+      const badDir = directoryWithDotEnv(lines);
+      try {
+        return spawnSync(process.execPath, [mainScript()], {
+          cwd: badDir,
+          env: { PATH: process.env.PATH },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+      } finally {
+        rmSync(badDir, { recursive: true, force: true });
+      }
+    };
+    const below = start(['THROTTLE_LIMIT=300', 'THROTTLE_STAFF_LIMIT=200']);
+    expect({ status: below.status, stdout: below.stdout, stderr: below.stderr }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'Invalid configuration: THROTTLE_STAFF_LIMIT must not be less than THROTTLE_LIMIT (300): staff get a ' +
+        'bucket at least as large as a customer\'s (got "200")\n',
+    });
+    const notInteger = start(['THROTTLE_STAFF_LIMIT=600/min']);
+    expect({ status: notInteger.status, stderr: notInteger.stderr }).toEqual({
+      status: 1,
+      stderr:
+        'Invalid configuration: THROTTLE_STAFF_LIMIT must be an integer from 1 to 9007199254740991 (got "600/min")\n',
+    });
+  });
 });

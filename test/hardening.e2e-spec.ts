@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http from 'node:http';
 import request from 'supertest';
 import { ADMIN_ENV, Account, createAccount, loginAdmin } from './support/accounts.js';
+import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -205,6 +206,64 @@ describe('hardening: bad input is a 400 naming the field and the rule, and chang
     expect(ok.body.data.errors).toEqual([
       { field: 'a', rule: 'whitelistValidation', message: 'property a should not exist' },
     ]);
+  });
+
+  it('refuses the fields of a body sent to a route that takes none (rule whitelistValidation), changing nothing', async () => {
+    const unknown = (field: string) => [
+      { field, rule: 'whitelistValidation', message: `property ${field} should not exist` },
+    ];
+    const owner = await createAccount(t);
+    const order = (await placeOrder(t, owner.token, [[product.id, 2]]).expect(201)).body.data as {
+      id: number;
+    };
+    const stock = (await productRow(product.id)).stock as number;
+    const asOwner = <T extends request.Test>(req: T) => req.auth(owner.token, { type: 'bearer' });
+
+    const cancel = await asOwner(request(t.url).post(`/api/v1/orders/${order.id}/cancel`))
+      .send({ reason: 'changed my mind', status: 'cancelled' })
+      .expect(400);
+    expect(cancel.body).toEqual({
+      code: 400,
+      message: 'Bad Request',
+      data: {
+        details: 'property reason should not exist; property status should not exist',
+        errors: [...unknown('reason'), ...unknown('status')],
+      },
+    });
+    const pay = await asOwner(request(t.url).post(`/api/v1/orders/${order.id}/payments`))
+      .send({ amount: 0.01 })
+      .expect(400);
+    expect(pay.body.data.errors).toEqual(unknown('amount'));
+    const rows = await t.dataSource.query('SELECT status FROM orders WHERE id = ?', [order.id]);
+    expect(rows).toEqual([{ status: 'pending' }]);
+    expect((await productRow(product.id)).stock).toBe(stock);
+    const payments = await t.dataSource.query('SELECT COUNT(*) AS n FROM payments WHERE order_id = ?', [
+      order.id,
+    ]);
+    expect(Number(payments[0].n)).toBe(0);
+
+    const logout = await asOwner(request(t.url).post('/api/v1/logout')).send({ all: true }).expect(400);
+    expect(logout.body.data.errors).toEqual(unknown('all'));
+    await asOwner(request(t.url).get('/api/v1/me')).expect(200);
+
+    const removal = await request(t.url)
+      .delete(`/api/v1/products/${product.id}`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ hard: true })
+      .expect(400);
+    expect(removal.body.data.errors).toEqual(unknown('hard'));
+    await request(t.url)
+      .get(`/api/v1/products/${product.id}`)
+      .auth(user.token, { type: 'bearer' })
+      .expect(200);
+
+    // A read takes no body either; without one, every route answers as before.
+    const read = await asOwner(request(t.url).get('/api/v1/me')).send({ role: 'admin' }).expect(400);
+    expect(read.body.data.errors).toEqual(unknown('role'));
+    await asOwner(request(t.url).post(`/api/v1/orders/${order.id}/cancel`))
+      .send({})
+      .expect(200);
+    expect((await productRow(product.id)).stock).toBe(stock + 2);
   });
 
   it('counts lengths in code points: "a\\uFE0F" x 50 is 100 characters and is refused for a 50 limit', async () => {

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createAccount } from './support/accounts.js';
+import {
+  type Account,
+  ADMIN,
+  ADMIN_ENV,
+  createAccount,
+  forgeToken,
+  login,
+  loginAdmin,
+  sessionIdOf,
+} from './support/accounts.js';
 import { sampleFile } from './support/multipart.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -186,5 +195,175 @@ describe('rate limits behind a server-rendering front end (TRUST_PROXY and X-For
       login.body.data.user.id,
     ]);
     expect(rows).toEqual([{ ip: shopper }]);
+  });
+});
+
+describe('rate limits per account: staff, customers and anonymous callers behind one office address', () => {
+  // THROTTLE_LIMIT per customer account or per anonymous address, THROTTLE_STAFF_LIMIT per staff account.
+  const LIMIT = 20;
+  const STAFF_LIMIT = 400;
+  const OFFICE = '198.51.100.7';
+  let t: TestApp;
+  let root: Account;
+  let colleagues: Account[];
+  let customer: Account;
+
+  /** A request from the office: the proxy in front of the service (127.0.0.1, trusted) forwards its address. */
+  const fromOffice = (req: request.Test, token?: string) => {
+    req.set('X-Forwarded-For', OFFICE);
+    return token === undefined ? req : req.auth(token, { type: 'bearer' });
+  };
+  const refusalBody = (limit: number) => ({
+    code: 429,
+    message: 'Too Many Requests',
+    data: {
+      details: expect.stringMatching(
+        new RegExp(`^Too many requests: at most ${limit} per 60 s, retry in \\d+ s$`),
+      ),
+    },
+  });
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      TRUST_PROXY: 'loopback',
+      THROTTLE_LIMIT: String(LIMIT),
+      THROTTLE_STAFF_LIMIT: String(STAFF_LIMIT),
+      THROTTLE_AUTH_LIMIT: '100',
+      CATALOG_PUBLIC: 'true',
+    });
+    // Set up from the proxy's own address (no X-Forwarded-For), so the office's buckets start full.
+    root = await loginAdmin(t);
+    colleagues = [];
+    for (let i = 0; i < 2; i++) {
+      const account = await createAccount(t);
+      await request(t.url)
+        .put(`/api/v1/users/${account.id}`)
+        .auth(root.token, { type: 'bearer' })
+        .send({ role: 'admin' })
+        .expect(200);
+      // A role change ends the account's sessions: sign in again as staff.
+      colleagues.push({ ...account, token: await login(t, account.username, 'password-123') });
+    }
+    customer = await createAccount(t, { first_name: 'Carol' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a staff member makes 300 requests a minute from the office while two colleagues work too: none refused', async () => {
+    const responses: Array<{ who: number; res: request.Response }> = [];
+    const staff = [root, ...colleagues];
+    for (let round = 0; round < 30; round++) {
+      // Each round: 10 requests of the first staff member and 3 of each colleague, at once.
+      const batch = [...Array<number>(10).fill(0), 1, 1, 1, 2, 2, 2].map(async (who) => ({
+        who,
+        res: await fromOffice(request(t.url).get('/api/v1/users?page_size=1'), staff[who].token),
+      }));
+      responses.push(...(await Promise.all(batch)));
+    }
+    expect(responses.map(({ res }) => res.status)).toEqual(Array(480).fill(200));
+    expect(new Set(responses.map(({ res }) => res.headers['x-ratelimit-limit']))).toEqual(new Set(['400']));
+    const leastRemaining = (who: number) =>
+      Math.min(
+        ...responses
+          .filter((r) => r.who === who)
+          .map(({ res }) => Number(res.headers['x-ratelimit-remaining'])),
+      );
+    // Each staff account counts in its own bucket: 300 of 400 for the first (and its 2 promotions of the set-up),
+    // 90 for each colleague.
+    expect([0, 1, 2].map(leastRemaining)).toEqual([STAFF_LIMIT - 302, STAFF_LIMIT - 90, STAFF_LIMIT - 90]);
+
+    // The office address itself was not counted: an anonymous visitor there has its whole THROTTLE_LIMIT, then 429.
+    for (let i = 1; i <= LIMIT; i++) {
+      const res = await fromOffice(request(t.url).get('/api/v1/products')).expect(200);
+      expect(res.headers['x-ratelimit-limit']).toBe(String(LIMIT));
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - i));
+    }
+    const refused = await fromOffice(request(t.url).get('/api/v1/products')).expect(429);
+    expect(refused.body).toEqual(refusalBody(LIMIT));
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+
+    // Staff at that address go on working.
+    const still = await fromOffice(
+      request(t.url).get('/api/v1/users?page_size=1'),
+      colleagues[0].token,
+    ).expect(200);
+    expect(still.headers['x-ratelimit-remaining']).toBe(String(STAFF_LIMIT - 91));
+  });
+
+  it('a forged or expired token does not get a bucket of its own: it counts in its address bucket, refused there', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      sub: String(root.id),
+      sid: sessionIdOf(root.token),
+      username: ADMIN.username,
+      role: 'admin',
+    };
+    const forged = forgeToken({ ...claims, exp: now + 600 }, 'x'.repeat(40));
+    const expired = forgeToken({ ...claims, iat: now - 1200, exp: now - 600 }, t.config.jwt.secret);
+    const from = (address: string, token: string) =>
+      request(t.url)
+        .get('/api/v1/users?page_size=1')
+        .set('X-Forwarded-For', address)
+        .auth(token, { type: 'bearer' });
+    const address = '203.0.113.99';
+    for (let i = 1; i <= LIMIT; i++) {
+      const res = await from(address, i % 2 === 0 ? forged : expired).expect(401);
+      expect(res.headers['x-ratelimit-limit']).toBe(String(LIMIT));
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - i));
+    }
+    for (const token of [forged, expired]) {
+      const res = await from(address, token).expect(429);
+      expect(res.body).toEqual(refusalBody(LIMIT));
+    }
+    // The staff account those tokens name was not counted, and still works from that address.
+    const real = await from(address, root.token).expect(200);
+    expect(real.headers['x-ratelimit-limit']).toBe(String(STAFF_LIMIT));
+  });
+
+  it('a customer account has its own THROTTLE_LIMIT, wherever it calls from; its refused write changes nothing', async () => {
+    for (let i = 1; i <= LIMIT; i++) {
+      const res = await fromOffice(request(t.url).get('/api/v1/me'), customer.token).expect(200);
+      expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - i));
+    }
+    const refused = await fromOffice(request(t.url).put(`/api/v1/users/${customer.id}`), customer.token)
+      .send({ first_name: 'Changed' })
+      .expect(429);
+    expect(refused.body).toEqual(refusalBody(LIMIT));
+    // Another address does not give the account a new bucket.
+    await request(t.url)
+      .get('/api/v1/me')
+      .set('X-Forwarded-For', '203.0.113.50')
+      .auth(customer.token, { type: 'bearer' })
+      .expect(429);
+    expect(await t.dataSource.query('SELECT first_name FROM users WHERE id = ?', [customer.id])).toEqual([
+      { first_name: 'Carol' },
+    ]);
+    // Another customer, from the same office, is not affected.
+    const other = await createAccount(t);
+    const res = await fromOffice(request(t.url).get('/api/v1/me'), other.token).expect(200);
+    expect(res.headers['x-ratelimit-remaining']).toBe(String(LIMIT - 1));
+  });
+
+  it('a staff account is refused past THROTTLE_STAFF_LIMIT, in its own bucket', async () => {
+    const colleague = colleagues[1];
+    // 90 requests counted in the first test; up to the limit, then one more.
+    for (let sent = 90; sent < STAFF_LIMIT; sent += 10) {
+      const batch = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          fromOffice(request(t.url).get('/api/v1/users?page_size=1'), colleague.token),
+        ),
+      );
+      expect(batch.map((res) => res.status)).toEqual(Array(10).fill(200));
+    }
+    const refused = await fromOffice(request(t.url).get('/api/v1/users?page_size=1'), colleague.token).expect(
+      429,
+    );
+    expect(refused.body).toEqual(refusalBody(STAFF_LIMIT));
+    expect(refused.headers['x-ratelimit-limit']).toBe(String(STAFF_LIMIT));
+    // The other staff accounts keep their own buckets.
+    await fromOffice(request(t.url).get('/api/v1/users?page_size=1'), colleagues[0].token).expect(200);
   });
 });

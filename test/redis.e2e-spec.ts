@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { RedisThrottlerStorage } from '../src/common/redis-throttler-storage.js';
 import { RedisConnection } from '../src/redis/redis-connection.js';
-import { createAccount } from './support/accounts.js';
+import { ADMIN_ENV, createAccount, loginAdmin } from './support/accounts.js';
 import { scrape } from './support/metrics.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-import { startTestApp } from './support/test-app.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
 // Selected by jest.config.cjs only when TEST_REDIS_URL is set (.ci/run sets it).
@@ -149,6 +149,8 @@ describe('Redis outage: the service keeps serving and recovers', () => {
       expect(before.value('commerce_redis_connected', { connection: 'commands' })).toBe(1);
       const counter = `${prefix}throttle:default:127.0.0.1`;
       expect(await redis.get(counter)).toBe('2');
+      // Signed in, the account's own counter.
+      const accountCounter = `${prefix}throttle:default:user:${account.id}`;
 
       const commands = t.app.get(RedisConnection).client!;
       const lost = once(commands, 'close');
@@ -167,6 +169,7 @@ describe('Redis outage: the service keeps serving and recovers', () => {
       socket.send({ type: 'message', data: { content: 'while Redis is down' } });
       expect((await socket.next()).data.content).toBe('while Redis is down');
       expect(await redis.get(counter)).toBe('2');
+      expect(await redis.get(accountCounter)).toBeNull();
       await logEntry('rate limits are counted per instance until it returns');
       await logEntry('realtime frames reach this instance only');
 
@@ -181,7 +184,9 @@ describe('Redis outage: the service keeps serving and recovers', () => {
       expect(await connected('commands')).toBe(1);
       expect(await connected('subscriber')).toBe(1);
       await listProducts().expect(200);
-      expect(await redis.get(counter)).toBe('3');
+      // The request made while Redis was down was counted in this process only.
+      expect(await redis.get(accountCounter)).toBe('1');
+      expect(await redis.get(counter)).toBe('2');
       await logEntry('Redis is back: rate limits are shared again');
 
       // The subscription is back: a frame published by another instance reaches this one's client.
@@ -195,5 +200,60 @@ describe('Redis outage: the service keeps serving and recovers', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('rate limits per account, shared through Redis', () => {
+  const prefix = `test:${randomBytes(6).toString('hex')}:`;
+  let redis: Redis;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    redis = new Redis(REDIS_URL);
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      TRUST_PROXY: 'loopback',
+      THROTTLE_LIMIT: '3',
+      THROTTLE_STAFF_LIMIT: '6',
+      THROTTLE_AUTH_LIMIT: '100',
+    });
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('counts a customer in throttle:default:user:<id> and staff in throttle:staff:user:<id>, whatever the address', async () => {
+    const admin = await loginAdmin(t);
+    const customer = await createAccount(t);
+    const me = (token: string, address: string) =>
+      request(t.url).get('/api/v1/me').set('X-Forwarded-For', address).auth(token, { type: 'bearer' });
+    // From three addresses, one account: one counter.
+    for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3'])
+      await me(customer.token, address).expect(200);
+    const refused = await me(customer.token, '203.0.113.4').expect(429);
+    expect(refused.body).toEqual({
+      code: 429,
+      message: 'Too Many Requests',
+      data: { details: expect.stringMatching(/^Too many requests: at most 3 per 60 s, retry in \d+ s$/) },
+    });
+    expect(await redis.get(`${prefix}throttle:default:user:${customer.id}`)).toBe('4');
+    expect(await redis.pttl(`${prefix}throttle:default:user:${customer.id}:blocked`)).toBeGreaterThan(0);
+    // Staff: six requests from the customer's last address, none refused, counted in the staff bucket.
+    for (let i = 0; i < 6; i++) await me(admin.token, '203.0.113.4').expect(200);
+    await me(admin.token, '203.0.113.4').expect(429);
+    expect(await redis.get(`${prefix}throttle:staff:user:${admin.id}`)).toBe('7');
+    // None of it counted for the addresses.
+    expect(await redis.keys(`${prefix}throttle:default:203.0.113.*`)).toEqual([]);
+    const anonymous = await request(t.url)
+      .get('/api/v1/products')
+      .set('X-Forwarded-For', '203.0.113.4')
+      .expect(401);
+    expect(anonymous.headers['x-ratelimit-remaining']).toBe('2');
   });
 });

@@ -63,9 +63,9 @@ describe('sessions', () => {
     const doc = (await api().get('/api/docs-json').expect(200)).body;
     const expected: Array<[string, string, string[]]> = [
       ['/api/v1/auth/refresh', 'post', ['200', '400', '401', '429', '500']],
-      ['/api/v1/logout', 'post', ['200', '401', '429', '500']],
+      ['/api/v1/logout', 'post', ['200', '400', '401', '429', '500']],
       ['/api/v1/sessions', 'get', ['200', '400', '401', '429', '500']],
-      ['/api/v1/sessions', 'delete', ['200', '401', '429', '500']],
+      ['/api/v1/sessions', 'delete', ['200', '400', '401', '429', '500']],
       ['/api/v1/sessions/{id}', 'delete', ['200', '400', '401', '404', '429', '500']],
       ['/api/v1/users/{id}/sessions', 'get', ['200', '400', '401', '403', '404', '429', '500']],
       ['/api/v1/users/{id}/sessions', 'delete', ['200', '400', '401', '403', '404', '429', '500']],

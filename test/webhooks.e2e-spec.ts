@@ -573,6 +573,70 @@ describe('webhooks to non-public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)'
     await t.dataSource.query('DELETE FROM webhooks');
   });
 
+  // URLs of the webhook shape (http, no user name) that the WHATWG URL parser, which the deliveries use, refuses.
+  const UNPARSABLE: Array<[url: string, message: string]> = [
+    [
+      'http://xn--localhost:8080/hook',
+      'url host xn--localhost is not a valid internationalized domain name: xn--localhost does not decode',
+    ],
+    [
+      'https://shop.xn--a.example/hook',
+      'url host shop.xn--a.example is not a valid internationalized domain name: xn--a does not decode',
+    ],
+    ['http://[::1%25lo]:8080/hook', 'url host [::1%25lo] carries an IPv6 zone id, which a URL may not carry'],
+    [
+      'http://[fe80::1%eth0]/hook',
+      'url host [fe80::1%eth0] carries an IPv6 zone id, which a URL may not carry',
+    ],
+    ['http://\u00ad/hook', 'url host \u00ad is not a valid host name'],
+  ];
+
+  it.each(UNPARSABLE)(
+    'registration refuses %s, which the URL parser of the deliveries refuses: 400 naming url and isUrl, nothing written',
+    async (url, message) => {
+      const res = await request(t.url)
+        .post('/api/v1/admin/webhooks')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ url, events: ['*'] })
+        .expect(400);
+      expect(res.body).toEqual({
+        code: 400,
+        message: 'Bad Request',
+        data: { details: message, errors: [{ field: 'url', rule: 'isUrl', message }] },
+      });
+      expect(Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM webhooks'))[0].n)).toBe(0);
+    },
+  );
+
+  it('PUT refuses a change of url to one the URL parser refuses or a port out of range, beside the other fields; the webhook stays', async () => {
+    const created = await request(t.url)
+      .post('/api/v1/admin/webhooks')
+      .auth(admin.token, { type: 'bearer' })
+      .send({ url: 'https://93.184.216.34/hook', events: ['*'] })
+      .expect(201);
+    const shape = 'url must be an http:// or https:// URL without user name or password';
+    const portsOutOfRange = [
+      'http://93.184.216.34:0/hook',
+      'http://93.184.216.34:65536/',
+      'http://shop.example:99999/',
+    ];
+    for (const [url, message] of [...UNPARSABLE, ...portsOutOfRange.map((port) => [port, shape])]) {
+      const res = await request(t.url)
+        .put(`/api/v1/admin/webhooks/${created.body.data.id}`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ url, description: 'moved', events: [] })
+        .expect(400);
+      expect(res.body.data.errors).toEqual([
+        { field: 'url', rule: 'isUrl', message },
+        { field: 'events', rule: 'arrayNotEmpty', message: 'events should not be empty' },
+      ]);
+    }
+    expect(
+      await t.dataSource.query('SELECT url, description FROM webhooks WHERE id = ?', [created.body.data.id]),
+    ).toEqual([{ url: 'https://93.184.216.34/hook', description: '' }]);
+    await t.dataSource.query('DELETE FROM webhooks');
+  });
+
   it('an endpoint that now resolves to a loopback address is refused at delivery: nothing sent, the attempt failed', async () => {
     // As if the name had resolved to a public address at registration: the row is written directly.
     await t.dataSource.query(

@@ -83,10 +83,13 @@ export class AuthController {
   @ApiOperation({
     summary: "Revoke the caller's session",
     description:
-      'Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed.',
+      'Its access token stops working at once (401), its refresh token too, and its WebSocket connections are ' +
+      'closed. Takes no body: each field sent is 400 rule `whitelistValidation` and the session stays.',
   })
   @ApiEnvelope(null)
-  @ApiErrors(401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'all', rule: 'whitelistValidation', message: 'property all should not exist' },
+  })
   logout(@CurrentUser() user: AuthUser): Promise<void> {
     return this.auth.logout(user);
   }

@@ -12,7 +12,12 @@ import type { LoginDto, LoginResponseDto, TokensDto } from './dto/login.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
 import { LoginFailures } from './login-failures.js';
 import { PasswordHasher } from './password-hasher.js';
-import { type Authenticated, TokenAuthenticator } from './token-authenticator.js';
+import {
+  type Authenticated,
+  bearerToken,
+  TokenAuthenticator,
+  type TokenCaller,
+} from './token-authenticator.js';
 
 const BAD_CREDENTIALS = 'Invalid username or password';
 export const EMAIL_NOT_VERIFIED =
@@ -83,17 +88,8 @@ export class AuthService implements TokenAuthenticator {
 
   /** The caller behind verified claims, or 401 when the claims are malformed or the session or account ended. */
   async userFromClaims(claims: TokenClaims): Promise<AuthUser> {
-    const { sub, sid, exp } = claims as Partial<Record<keyof TokenClaims, unknown>>;
-    if (
-      typeof exp !== 'number' ||
-      typeof sid !== 'string' ||
-      !UUID.test(sid) ||
-      typeof sub !== 'string' ||
-      !CANONICAL_ID.test(sub) ||
-      !Number.isSafeInteger(Number(sub))
-    ) {
-      throw new UnauthorizedException(INVALID_CLAIMS);
-    }
+    if (!wellFormed(claims)) throw new UnauthorizedException(INVALID_CLAIMS);
+    const { sub, sid } = claims;
     const user = await this.sessions.findAuthenticated(Number(sub), sid);
     if (user === null) throw new UnauthorizedException('Token is no longer valid');
     return user;
@@ -111,6 +107,19 @@ export class AuthService implements TokenAuthenticator {
     return { user, expiresAt: (claims.exp as number) * 1000 };
   }
 
+  verifiedCaller(authorization: string | undefined): TokenCaller | null {
+    const token = bearerToken(authorization);
+    if (token === null) return null;
+    let claims: TokenClaims;
+    try {
+      claims = this.jwt.verify<TokenClaims>(token);
+    } catch {
+      return null;
+    }
+    if (!wellFormed(claims)) return null;
+    return { id: Number(claims.sub), role: claims.role === 'admin' ? 'admin' : 'user' };
+  }
+
   private async tokensFor({ session, user, refreshToken }: IssuedSession): Promise<TokensDto> {
     const claims: TokenClaims = {
       sub: String(user.id),
@@ -126,4 +135,17 @@ export class AuthService implements TokenAuthenticator {
       refresh_expires_in: this.config.sessions.refreshTtlSeconds,
     };
   }
+}
+
+/** Claims of the shape this service signs: a canonical user id, a session UUID and an expiry. */
+function wellFormed(claims: TokenClaims): boolean {
+  const { sub, sid, exp } = claims as Partial<Record<keyof TokenClaims, unknown>>;
+  return (
+    typeof exp === 'number' &&
+    typeof sid === 'string' &&
+    UUID.test(sid) &&
+    typeof sub === 'string' &&
+    CANONICAL_ID.test(sub) &&
+    Number.isSafeInteger(Number(sub))
+  );
 }

@@ -5,14 +5,9 @@ import type { Request } from 'express';
 import { Strategy } from 'passport-jwt';
 import type { AuthUser, TokenClaims } from './auth-user.js';
 import { AuthService } from './auth.service.js';
+import { bearerToken } from './token-authenticator.js';
 
 export const JWT_KEY = Symbol('JWT_KEY');
-
-/** `Bearer <JWT>` and nothing else: passport-jwt's own extractor ignores anything after the token. */
-const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*)$/i;
-
-const bearerToken = (request: Request): string | null =>
-  BEARER.exec(request.headers.authorization ?? '')?.[1] ?? null;
 
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy) {
@@ -21,7 +16,7 @@ export class JwtStrategy extends PassportStrategy(Strategy) {
     private readonly auth: AuthService,
   ) {
     super({
-      jwtFromRequest: bearerToken,
+      jwtFromRequest: (request: Request) => bearerToken(request.headers.authorization),
       // A KeyObject: jsonwebtoken would otherwise import the string secret on every verify.
       secretOrKey: key as unknown as Buffer,
       algorithms: ['HS256'],

@@ -43,10 +43,13 @@ export class CartsController {
     summary: 'Start a cart (anonymous without a bearer token, else the customer’s)',
     description:
       'An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. ' +
-      'Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT).',
+      'Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). Takes no body (none, ' +
+      'or `{}`): each field sent is 400 rule `whitelistValidation` and no cart is started.',
   })
   @ApiEnvelope(CreatedCartResponseDto, { status: 201 })
-  @ApiErrors(401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'user_id', rule: 'whitelistValidation', message: 'property user_id should not exist' },
+  })
   async create(
     @CurrentUser() user: AuthUser | undefined,
     @Req() request: Request,

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { NextFunction, Request, Response } from 'express';
+import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { Metrics } from '../observability/metrics.js';
@@ -22,13 +23,14 @@ export const AuthRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'auth' satisfie
 export const MailRateLimit = () => SetMetadata(ROUTE_RATE_LIMIT, 'mail' satisfies RateLimitBucket);
 
 /**
- * `default`: every request to the service (unknown routes and malformed bodies too); `files`: GET of stored
- * files under /uploads/ and of the admin console's files under /admin, instead of `default`; `auth`: the routes
- * marked with @AuthRateLimit(), besides `default`; `mail`: the routes marked with @MailRateLimit(), besides
- * `default`; `websocket-upgrade`: WebSocket handshakes (which never reach the Express middleware), per client IP;
- * `carts`: anonymous cart creation (POST /carts without a bearer token), besides `default`.
+ * `default`: every request to the service (unknown routes and malformed bodies too); `staff`: instead of
+ * `default` for a staff account (role admin); `files`: GET of stored files under /uploads/ and of the admin
+ * console's files under /admin, instead of those two; `auth`: the routes marked with @AuthRateLimit(), besides
+ * `default`; `mail`: the routes marked with @MailRateLimit(), besides `default`; `websocket-upgrade`: WebSocket
+ * handshakes (which never reach the Express middleware), per client IP; `carts`: anonymous cart creation
+ * (POST /carts without a bearer token), besides `default`.
  */
-export type RateLimitBucket = 'default' | 'files' | 'auth' | 'mail' | 'websocket-upgrade' | 'carts';
+export type RateLimitBucket = 'default' | 'staff' | 'files' | 'auth' | 'mail' | 'websocket-upgrade' | 'carts';
 
 /** One counted hit: the bucket's limit and window, and whether this hit is refused (and for how long). */
 export interface RateLimitHit {
@@ -58,8 +60,9 @@ const FILES_PATH = /^\/(?:api\/v1\/uploads\/|admin(?:\/|$))/;
 const UNCOUNTED_PATH = /^\/api\/(?:docs(?:[/-]|$)|v1\/health(?:\/|$))/;
 
 /**
- * Counts requests per client (its IP as Express sees it, see TRUST_PROXY) and bucket, in Redis when
- * REDIS_URL is set (shared by every instance), otherwise in this process's memory.
+ * Counts requests per client and bucket, in Redis when REDIS_URL is set (shared by every instance), otherwise in
+ * this process's memory. The general buckets count a signed-in caller per account (`user:<id>`), anyone else per
+ * IP as Express sees it (see TRUST_PROXY); the buckets of particular routes count per IP.
  */
 @Injectable()
 export class RateLimiter {
@@ -69,6 +72,7 @@ export class RateLimiter {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     redis: RedisConnection,
     private readonly metrics: Metrics,
+    private readonly tokens: TokenAuthenticator,
   ) {
     this.storage =
       redis.client === null
@@ -77,15 +81,18 @@ export class RateLimiter {
   }
 
   /**
-   * Counts one request in `bucket` and describes that bucket in the `X-RateLimit-*` headers; past the limit,
-   * returns the 429 to answer (with `Retry-After` set).
+   * Counts one request of the client's address in `bucket` and describes that bucket in the `X-RateLimit-*`
+   * headers; past the limit, returns the 429 to answer (with `Retry-After` set).
    */
   async hit(
     bucket: RateLimitBucket,
     request: Request,
     response: Response,
   ): Promise<ThrottlerException | null> {
-    const hit = await this.count(bucket, request.ip ?? '');
+    return this.answer(await this.count(bucket, request.ip ?? ''), response);
+  }
+
+  private answer(hit: RateLimitHit, response: Response): ThrottlerException | null {
     response.setHeader('X-RateLimit-Limit', String(hit.limit));
     response.setHeader('X-RateLimit-Remaining', String(hit.remaining));
     response.setHeader('X-RateLimit-Reset', String(hit.resetSeconds));
@@ -94,7 +101,7 @@ export class RateLimiter {
     return new ThrottlerException(this.refusalDetails(hit));
   }
 
-  /** Counts one hit of `client` (an IP) in `bucket`; a refused hit is counted in the metrics. */
+  /** Counts one hit of `client` (an IP, or `user:<id>`) in `bucket`; a refused hit is counted in the metrics. */
   async count(bucket: RateLimitBucket, client: string): Promise<RateLimitHit> {
     const { ttlMs } = this.config.throttle;
     const limit = this.limitOf(bucket);
@@ -115,9 +122,10 @@ export class RateLimiter {
   }
 
   private limitOf(bucket: RateLimitBucket): number {
-    const { limit, authLimit, filesLimit, mailLimit } = this.config.throttle;
+    const { limit, staffLimit, authLimit, filesLimit, mailLimit } = this.config.throttle;
     const limits: Record<RateLimitBucket, number> = {
       default: limit,
+      staff: staffLimit,
       files: filesLimit,
       auth: authLimit,
       mail: mailLimit,
@@ -129,13 +137,18 @@ export class RateLimiter {
 
   /**
    * Express middleware, mounted before the body parser and the router, so that every request counts:
-   * unknown routes and bodies that fail to parse too.
+   * unknown routes and bodies that fail to parse too. It runs before authentication, so it checks the bearer
+   * token's signature and expiry itself (no database read): a valid one counts in its account's bucket, a
+   * forged or expired one like no token, in the address's.
    */
   middleware() {
     return (request: Request, response: Response, next: NextFunction): void => {
       if (UNCOUNTED_PATH.test(request.path)) return next();
-      const bucket = request.method === 'GET' && FILES_PATH.test(request.path) ? 'files' : 'default';
-      this.hit(bucket, request, response).then((refusal) => next(refusal ?? undefined), next);
+      const caller = this.tokens.verifiedCaller(request.headers.authorization);
+      const files = request.method === 'GET' && FILES_PATH.test(request.path);
+      const bucket = files ? 'files' : caller?.role === 'admin' ? 'staff' : 'default';
+      const client = caller === null ? (request.ip ?? '') : `user:${caller.id}`;
+      this.count(bucket, client).then((hit) => next(this.answer(hit, response) ?? undefined), next);
     };
   }
 }

@@ -1,4 +1,17 @@
-import { type ArgumentMetadata, applyDecorators, BadRequestException, ValidationPipe } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  applyDecorators,
+  BadRequestException,
+  type CanActivate,
+  type ExecutionContext,
+  Injectable,
+  SetMetadata,
+  ValidationPipe,
+} from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
 import { Transform } from 'class-transformer';
 import { buildMessage, ValidateBy, ValidateIf, ValidationError, ValidatorOptions } from 'class-validator';
 
@@ -105,6 +118,45 @@ export class RequestValidationPipe extends ValidationPipe {
     }
     return errors;
   }
+}
+
+const READS_OWN_BODY = 'readsOwnBody';
+
+/** Marks a route that reads the request body itself (a multipart upload, a signed raw body). */
+export const ReadsOwnBody = () => SetMetadata(READS_OWN_BODY, true);
+
+/**
+ * Global guard: a route that declares no `@Body()` takes no body. The validation pipe only sees declared
+ * parameters, so the fields of a body sent to such a route (`POST /carts`, a `DELETE`) would go unnoticed; each
+ * is refused here as an unknown field of a DTO is (rule `whitelistValidation`). No body, an empty object and the
+ * routes marked @ReadsOwnBody() pass. It runs after authentication and roles, as the pipe does.
+ */
+@Injectable()
+export class BodylessRouteGuard implements CanActivate {
+  constructor(private readonly reflector: Reflector) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const body: unknown = context.switchToHttp().getRequest<Request>().body;
+    if (!isJsonContainer(body) || Object.keys(body).length === 0) return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(READS_OWN_BODY, targets)) return true;
+    const params: object =
+      Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ?? {};
+    if (Object.keys(params).some((key) => key.startsWith(`${RouteParamtypes.BODY}:`))) return true;
+    throw new ValidationFailedException(
+      Object.keys(body).map((field) => ({
+        field,
+        rule: 'whitelistValidation',
+        message: `property ${field} should not exist`,
+      })),
+    );
+  }
+}
+
+/** A parsed JSON or form body, an object or an array (its fields `0`, `1`, … as the pipe names them too). */
+function isJsonContainer(body: unknown): body is object {
+  return typeof body === 'object' && body !== null && !Buffer.isBuffer(body);
 }
 
 /** The fields of a request body or query, at any depth, whose name is a property of Object.prototype. */

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
     expect(config.throttle).toEqual({
       ttlMs: 60000,
       limit: 120,
+      staffLimit: 600,
       authLimit: 10,
       filesLimit: 1200,
       mailLimit: 5,
@@ -317,6 +318,35 @@ describe('loadConfig', () => {
     expect(loadConfig({ CORS_MAX_AGE: '7200' }).corsMaxAgeSeconds).toBe(7200);
     expect(problemsOf({ CORS_MAX_AGE: '86401' })).toContain(
       'CORS_MAX_AGE must be an integer from 0 to 86400 (got "86401")',
+    );
+  });
+
+  it('reads THROTTLE_STAFF_LIMIT: five times THROTTLE_LIMIT when unset, never below it', () => {
+    expect(loadConfig({}).throttle.staffLimit).toBe(600);
+    expect(loadConfig({ THROTTLE_LIMIT: '1000' }).throttle.staffLimit).toBe(5000);
+    expect(loadConfig({ THROTTLE_LIMIT: String(Number.MAX_SAFE_INTEGER) }).throttle.staffLimit).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
+    expect(loadConfig({ THROTTLE_STAFF_LIMIT: '2000' }).throttle).toMatchObject({
+      limit: 120,
+      staffLimit: 2000,
+    });
+    expect(loadConfig({ THROTTLE_STAFF_LIMIT: '120' }).throttle.staffLimit).toBe(120);
+    expect(problemsOf({ THROTTLE_STAFF_LIMIT: '100' })).toBe(
+      'Invalid configuration: THROTTLE_STAFF_LIMIT must not be less than THROTTLE_LIMIT (120): staff get a ' +
+        'bucket at least as large as a customer\'s (got "100")',
+    );
+    expect(problemsOf({ THROTTLE_LIMIT: '1000', THROTTLE_STAFF_LIMIT: '600' })).toContain(
+      'THROTTLE_STAFF_LIMIT must not be less than THROTTLE_LIMIT (1000)',
+    );
+    for (const bad of ['0', 'many', '-5', '1.5']) {
+      expect(problemsOf({ THROTTLE_STAFF_LIMIT: bad })).toBe(
+        `Invalid configuration: THROTTLE_STAFF_LIMIT must be an integer from 1 to 9007199254740991 (got "${bad}")`,
+      );
+    }
+    // A bad THROTTLE_LIMIT is reported alone, not as a comparison with it.
+    expect(problemsOf({ THROTTLE_LIMIT: 'x', THROTTLE_STAFF_LIMIT: '600' })).toBe(
+      'Invalid configuration: THROTTLE_LIMIT must be an integer from 1 to 9007199254740991 (got "x")',
     );
   });
 

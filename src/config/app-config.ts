@@ -59,6 +59,8 @@ export interface AppConfig {
   throttle: {
     ttlMs: number;
     limit: number;
+    /** Per staff account (role admin), instead of `limit`. */
+    staffLimit: number;
     authLimit: number;
     filesLimit: number;
     mailLimit: number;
@@ -194,6 +196,9 @@ export interface AppConfig {
 export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SQLITE_PATH = './data/commerce.sqlite';
+/** THROTTLE_STAFF_LIMIT when unset, in times THROTTLE_LIMIT: 600 requests a minute at the defaults. */
+export const STAFF_LIMIT_FACTOR = 5;
+
 /** METRICS_PORT when NODE_ENV=production leaves it unset: production never serves /metrics on the API port. */
 export const PRODUCTION_METRICS_PORT = 9464;
 
@@ -343,6 +348,23 @@ export class EnvironmentVariables {
 
   @IntegerVariable(1)
   THROTTLE_LIMIT = 120;
+
+  /** Unset: STAFF_LIMIT_FACTOR times THROTTLE_LIMIT. */
+  @IsOptional()
+  @ValidateBy({
+    name: 'atLeastThrottleLimit',
+    validator: {
+      validate: (limit, args) => {
+        const customers: unknown = (args!.object as EnvironmentVariables).THROTTLE_LIMIT;
+        return typeof limit !== 'number' || typeof customers !== 'number' || limit >= customers;
+      },
+      defaultMessage: (args) =>
+        `$property must not be less than THROTTLE_LIMIT (${(args!.object as EnvironmentVariables).THROTTLE_LIMIT}): ` +
+        `staff get a bucket at least as large as a customer's (got "${args!.value}")`,
+    },
+  })
+  @IntegerVariable(1)
+  THROTTLE_STAFF_LIMIT?: number;
 
   @IntegerVariable(1)
   THROTTLE_AUTH_LIMIT = 10;
@@ -715,6 +737,9 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     throttle: {
       ttlMs: variables.THROTTLE_TTL_MS,
       limit: variables.THROTTLE_LIMIT,
+      staffLimit:
+        variables.THROTTLE_STAFF_LIMIT ??
+        Math.min(variables.THROTTLE_LIMIT * STAFF_LIMIT_FACTOR, Number.MAX_SAFE_INTEGER),
       authLimit: variables.THROTTLE_AUTH_LIMIT,
       cartLimit: variables.THROTTLE_CART_LIMIT,
       filesLimit: variables.THROTTLE_FILES_LIMIT,

@@ -106,7 +106,7 @@ export class Metrics {
 
   readonly rateLimitRefusals = new Counter({
     name: 'commerce_rate_limit_refusals_total',
-    help: 'Requests answered 429 by a rate limit (HTTP buckets default, files, auth and mail; WebSocket handshakes, frames and chat)',
+    help: 'Requests answered 429 by a rate limit (HTTP buckets default, staff, files, auth, mail and carts; WebSocket handshakes, frames and chat)',
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });

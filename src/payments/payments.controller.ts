@@ -6,7 +6,7 @@ import { IdParam } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { OptionalAuth, Public } from '../common/public.decorator.js';
 import { checkIdempotencyKey } from '../common/idempotency-key.js';
-import { fieldError } from '../common/validation.js';
+import { fieldError, ReadsOwnBody } from '../common/validation.js';
 import { CreateRefundDto, PaymentResponseDto, RefundResponseDto } from './payment.dto.js';
 import { InvalidWebhookError, MalformedWebhookError } from './payment-provider.js';
 import { PaymentsService } from './payments.service.js';
@@ -99,6 +99,7 @@ export class PaymentsController {
 
   @Post('payments/stripe/webhook')
   @Public()
+  @ReadsOwnBody()
   @HttpCode(200)
   @ApiOperation({
     summary: "Stripe's webhook endpoint (public; verified by Stripe-Signature over the raw body)",

@@ -28,10 +28,13 @@ export class SessionsController {
   @ApiOperation({
     summary: "Revoke all the caller's sessions but the current one",
     description:
-      'Their access and refresh tokens stop working at once; their WebSocket connections are closed.',
+      'Their access and refresh tokens stop working at once; their WebSocket connections are closed. Takes no ' +
+      'body: each field sent is 400 rule `whitelistValidation` and nothing is revoked.',
   })
   @ApiEnvelope(RevokedSessionsDto)
-  @ApiErrors(401, 429)
+  @ApiErrors(400, 401, 429, {
+    400: { field: 'except', rule: 'whitelistValidation', message: 'property except should not exist' },
+  })
   async revokeOthers(@CurrentUser() user: AuthUser): Promise<RevokedSessionsDto> {
     return { revoked: await this.sessions.revokeOthers(user) };
   }

@@ -12,6 +12,7 @@ import type { Request, Response } from 'express';
 import { AuthUser, CurrentUser } from '../auth/auth-user.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { Public } from '../common/public.decorator.js';
+import { ReadsOwnBody } from '../common/validation.js';
 import { UploadResultDto } from './dto/upload-result.dto.js';
 import { DETECTABLE_TYPES } from './file-type.js';
 import { FILE_PART, UploadService } from './upload.service.js';
@@ -22,6 +23,7 @@ export class UploadController {
   constructor(private readonly uploads: UploadService) {}
 
   @Post('upload')
+  @ReadsOwnBody()
   @HttpCode(200)
   @ApiBearerAuth()
   @ApiOperation({

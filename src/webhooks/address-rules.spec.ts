@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nonPublicKind } from './address-rules.js';
+import { nonPublicKind, unparsableUrlReason } from './address-rules.js';
 
 describe('nonPublicKind: the addresses a webhook may not reach', () => {
   it.each([
@@ -40,4 +40,36 @@ describe('nonPublicKind: the addresses a webhook may not reach', () => {
       expect(nonPublicKind(address)).toBeUndefined();
     },
   );
+});
+
+describe('unparsableUrlReason: URLs of the webhook shape that the WHATWG URL parser refuses', () => {
+  it.each([
+    [
+      'http://xn--localhost:8080/hook',
+      'url host xn--localhost is not a valid internationalized domain name: xn--localhost does not decode',
+    ],
+    [
+      'http://XN--LOCALHOST/',
+      'url host XN--LOCALHOST is not a valid internationalized domain name: XN--LOCALHOST does not decode',
+    ],
+    [
+      'https://a.xn--zz.example:443/',
+      'url host a.xn--zz.example is not a valid internationalized domain name: xn--zz does not decode',
+    ],
+    ['http://[::1%25lo]:8080/hook', 'url host [::1%25lo] carries an IPv6 zone id, which a URL may not carry'],
+    ['http://[fe80::1%eth0]/', 'url host [fe80::1%eth0] carries an IPv6 zone id, which a URL may not carry'],
+    ['http://\u200b:8080/hook', 'url host \u200b is not a valid host name'],
+    ['http://shop\u30029/', 'url host shop\u30029 is not a valid host name'],
+  ])('%s: %s', (url, reason) => {
+    expect(unparsableUrlReason(url)).toBe(reason);
+  });
+
+  it.each([
+    'https://xn--ls8h.la/',
+    'http://[::1]:8080/hook',
+    'http://b\u00fccher.example/',
+    'http://shop.example:0080/',
+  ])('%s parses', (url) => {
+    expect(unparsableUrlReason(url)).toBeUndefined();
+  });
 });

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
 
 /**
  * The address ranges a webhook may not reach (unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true): everything that is not
@@ -84,4 +85,28 @@ export function nonPublicKind(address: string): string | undefined {
     if (list.check(address, family === 4 ? 'ipv4' : 'ipv6')) return kind;
   }
   return undefined;
+}
+
+/** The host of a URL the WHATWG parser refused: an IPv6 literal in brackets, or the text up to the port. */
+const URL_HOST = /^[a-z][a-z\d+.-]*:\/\/(?:[^/?#\\@]*@)?(\[[^\]/?#]*\]?|[^:/?#\\]*)/i;
+
+/**
+ * Why the WHATWG URL parser, which the deliveries use, refuses `url`; undefined when it reads it. A URL of the
+ * webhook shape (http or https, no user name) can still fail there: an `xn--` label that does not decode
+ * (`xn--localhost`), an IPv6 zone id (`[fe80::1%25eth0]`, a name for an interface of one machine), a name that
+ * maps to nothing (a soft hyphen) or that ends in a number without being an IPv4 address (`shop.1`).
+ */
+export function unparsableUrlReason(url: string): string | undefined {
+  if (URL.canParse(url)) return undefined;
+  const host = URL_HOST.exec(url)?.[1] ?? '';
+  if (host.startsWith('[') && host.includes('%')) {
+    return `url host ${host} carries an IPv6 zone id, which a URL may not carry`;
+  }
+  const badLabel = host
+    .split(/[.\u3002\uff0e\uff61]/)
+    .find((label) => /^xn--/i.test(label) && domainToASCII(label) === '');
+  if (badLabel !== undefined) {
+    return `url host ${host} is not a valid internationalized domain name: ${badLabel} does not decode`;
+  }
+  return `url host ${host} is not a valid host name`;
 }

@@ -129,7 +129,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the caller's session
-         * @description Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed.
+         * @description Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed. Takes no body: each field sent is 400 rule `whitelistValidation` and the session stays.
          */
         post: operations["AuthController_logout"];
         delete?: never;
@@ -271,7 +271,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke all the caller's sessions but the current one
-         * @description Their access and refresh tokens stop working at once; their WebSocket connections are closed.
+         * @description Their access and refresh tokens stop working at once; their WebSocket connections are closed. Takes no body: each field sent is 400 rule `whitelistValidation` and nothing is revoked.
          */
         delete: operations["SessionsController_revokeOthers"];
         options?: never;
@@ -768,7 +768,7 @@ export interface paths {
         put?: never;
         /**
          * Start a cart (anonymous without a bearer token, else the customer’s)
-         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT).
+         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). Takes no body (none, or `{}`): each field sent is 400 rule `whitelistValidation` and no cart is started.
          */
         post: operations["CartsController_create"];
         delete?: never;
@@ -2457,7 +2457,7 @@ export interface components {
         };
         CreateWebhookDto: {
             /**
-             * @description http or https. Its host must resolve to public addresses only (no loopback, private, link-local, CGNAT, multicast or other special ranges) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and again before each attempt
+             * @description http or https, without user name or password, and a valid URL by the WHATWG URL standard (no IPv6 zone id, `xn--` labels that decode): otherwise 400 rule `isUrl`. Its host must resolve to public addresses only (no loopback, private, link-local, CGNAT, multicast or other special ranges) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and again before each attempt
              * @example https://erp.example.com/hooks/commerce
              */
             url: string;
@@ -2506,7 +2506,7 @@ export interface components {
         };
         UpdateWebhookDto: {
             /**
-             * @description http or https. Its host must resolve to public addresses only (no loopback, private, link-local, CGNAT, multicast or other special ranges) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and again before each attempt
+             * @description http or https, without user name or password, and a valid URL by the WHATWG URL standard (no IPv6 zone id, `xn--` labels that decode): otherwise 400 rule `isUrl`. Its host must resolve to public addresses only (no loopback, private, link-local, CGNAT, multicast or other special ranges) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and again before each attempt
              * @example https://erp.example.com/hooks/commerce
              */
             url?: string;
@@ -3331,6 +3331,35 @@ export interface operations {
                          */
                         data: never | null;
                     };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "property all should not exist",
+                     *         "errors": [
+                     *           {
+                     *             "field": "all",
+                     *             "rule": "whitelistValidation",
+                     *             "message": "property all should not exist"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
                 };
             };
             /** @description Unauthorized */
@@ -4268,6 +4297,35 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["RevokedSessionsDto"];
                     };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "property except should not exist",
+                     *         "errors": [
+                     *           {
+                     *             "field": "except",
+                     *             "rule": "whitelistValidation",
+                     *             "message": "property except should not exist"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
                 };
             };
             /** @description Unauthorized */
@@ -10172,6 +10230,35 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["CreatedCartResponseDto"];
                     };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "property user_id should not exist",
+                     *         "errors": [
+                     *           {
+                     *             "field": "user_id",
+                     *             "rule": "whitelistValidation",
+                     *             "message": "property user_id should not exist"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
                 };
             };
             /** @description Unauthorized */

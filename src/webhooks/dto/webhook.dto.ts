@@ -1,27 +1,61 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsString, IsUrl } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsString,
+  isURL,
+  ValidateBy,
+  type ValidationArguments,
+} from 'class-validator';
 import { CodePointLength, Optional } from '../../common/validation.js';
+import { unparsableUrlReason } from '../address-rules.js';
 import { EVENT_TYPES } from '../event-types.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery } from '../webhook-delivery.entity.js';
 import type { Webhook } from '../webhook.entity.js';
 
 const EVENT_CHOICES = ['*', ...EVENT_TYPES];
 
+const URL_SHAPE = {
+  protocols: ['http', 'https'],
+  require_protocol: true,
+  require_tld: false,
+  disallow_auth: true,
+};
+
+/** What is wrong with a webhook URL (rule `isUrl`), or undefined. */
+function urlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !isURL(value, URL_SHAPE)) {
+    return 'url must be an http:// or https:// URL without user name or password';
+  }
+  return unparsableUrlReason(value);
+}
+
+/** isUrl: http or https without credentials, and readable by the WHATWG parser the deliveries use. */
+const WebhookUrl = () =>
+  ValidateBy({
+    name: 'isUrl',
+    validator: {
+      validate: (value: unknown) => urlProblem(value) === undefined,
+      defaultMessage: (args?: ValidationArguments) => urlProblem(args?.value) ?? '',
+    },
+  });
+
 export class CreateWebhookDto {
   @ApiProperty({
     maxLength: 2048,
     example: 'https://erp.example.com/hooks/commerce',
     description:
-      'http or https. Its host must resolve to public addresses only (no loopback, private, link-local, ' +
-      'CGNAT, multicast or other special ranges) unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and ' +
-      'again before each attempt',
+      'http or https, without user name or password, and a valid URL by the WHATWG URL standard (no IPv6 zone ' +
+      'id, `xn--` labels that decode): otherwise 400 rule `isUrl`. Its host must resolve to public addresses ' +
+      'only (no loopback, private, link-local, CGNAT, multicast or other special ranges) unless ' +
+      'WEBHOOK_ALLOW_PRIVATE_NETWORKS=true; checked here and again before each attempt',
   })
   @IsString()
   @CodePointLength(1, 2048)
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, disallow_auth: true },
-    { message: 'url must be an http:// or https:// URL without user name or password' },
-  )
+  @WebhookUrl()
   url: string;
 
   @ApiProperty({
