@@ -153,6 +153,47 @@ describeInBrowser()('admin console in the browser', () => {
     for (const dir of [consoleDir, uploadDir]) if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a first visit with empty storage asks the API nothing (no 401 for a session it does not hold) and shows the sign-in page; a stored session is checked', async () => {
+    const { context, page, log } = await openContext();
+    try {
+      const answers: string[] = [];
+      const failed: string[] = [];
+      const api: string[] = [];
+      page.on('response', (response) =>
+        answers.push(`${response.status()} ${new URL(response.url()).pathname}`),
+      );
+      page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/api/')) api.push(new URL(request.url()).pathname);
+      });
+
+      await page.goto(url(''));
+      await heading(page, 'Sign in').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(new URL(page.url()).pathname).toBe('/admin/login');
+      expect(await page.evaluate('localStorage.length')).toBe(0);
+      expect(answers.filter((answer) => Number(answer.split(' ')[0]) >= 400)).toEqual([]);
+      expect(failed).toEqual([]);
+      expect(log.messages.filter((message) => message.startsWith('error'))).toEqual([]);
+      expect(api).toEqual([]);
+      expect(answers.length).toBeGreaterThan(0);
+
+      // Holding a session (signed in, then a reload), the console asks the API whose it is and opens on it.
+      await page.getByLabel('Username', { exact: true }).fill(ADMIN.username);
+      await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Dashboard').waitFor();
+      const me = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v1/me');
+      await page.reload();
+      expect((await me).status()).toBe(200);
+      await heading(page, 'Dashboard').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/admin');
+      expect(answers.filter((answer) => Number(answer.split(' ')[0]) >= 400)).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('an admin signs in with the keyboard only: Tab to the fields, Enter submits', async () => {
     admin = await openContext();
     const { page } = admin;
