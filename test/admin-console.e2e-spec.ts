@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +13,12 @@ import { buildService, startAppProcess, type AppProcess } from './support/app-pr
 import { eventually } from './support/eventually.js';
 import { orderBody, postOrder } from './support/orders.js';
 import {
+  BROWSER_WAIT_MS,
   buildConsole,
   describeInBrowser,
   LAPTOP,
   launchChromium,
+  newBrowserContext,
   RESULTS_DIR,
   screenshot,
   TABLET,
@@ -65,6 +67,8 @@ function png(width: number, height: number, [r, g, b]: [number, number, number])
  * The steps build on each other, in order.
  */
 describeInBrowser()('admin console in the browser', () => {
+  // A step is a series of waits of up to BROWSER_WAIT_MS each; this only bounds a step that hangs.
+  jest.setTimeout(5 * BROWSER_WAIT_MS);
   let service: AppProcess;
   let consoleDir: string;
   let uploadDir: string;
@@ -80,16 +84,42 @@ describeInBrowser()('admin console in the browser', () => {
   const url = (path: string) => `${service.url}/admin${path}`;
 
   async function openContext(viewport = LAPTOP) {
-    const context = await browser.newContext({ viewport });
+    const context = await newBrowserContext(browser, viewport);
     const log = await watchPage(context);
     allLogs.push(log);
     const page = await context.newPage();
-    // The frames the page's WebSocket receives.
-    const frames: Array<{ type: string; data?: unknown }> = [];
+    // The frames the page's WebSocket receives, and the waits for a frame of a type.
+    type Frame = { type: string; data?: unknown };
+    const frames: Frame[] = [];
+    const waiting: Array<{ type: string; resolve: (frame: Frame) => void }> = [];
     page.on('websocket', (socket) =>
-      socket.on('framereceived', ({ payload }) => frames.push(JSON.parse(String(payload)))),
+      socket.on('framereceived', ({ payload }) => {
+        const frame = JSON.parse(String(payload)) as Frame;
+        frames.push(frame);
+        for (const waiter of waiting.filter(({ type }) => type === frame.type)) {
+          waiting.splice(waiting.indexOf(waiter), 1);
+          waiter.resolve(frame);
+        }
+      }),
     );
-    return { context, page, log, frames };
+    /** The first frame of `type` the page has received, or the next one (failing after BROWSER_WAIT_MS). */
+    const frame = (type: string) =>
+      new Promise<Frame>((resolve, reject) => {
+        const seen = frames.find((item) => item.type === type);
+        if (seen !== undefined) return resolve(seen);
+        const timer = setTimeout(
+          () => reject(new Error(`no ${type} frame within ${BROWSER_WAIT_MS} ms`)),
+          BROWSER_WAIT_MS,
+        );
+        waiting.push({
+          type,
+          resolve: (received) => {
+            clearTimeout(timer);
+            resolve(received);
+          },
+        });
+      });
+    return { context, page, log, frames, frame };
   }
 
   async function signIn(page: Page, username: string, password: string) {
@@ -142,7 +172,8 @@ describeInBrowser()('admin console in the browser', () => {
     receiver = await startWebhookReceiver();
     await registerWebhook(service, adminToken, `${receiver.url}/console`, ['order.created', 'order.paid']);
     browser = await launchChromium();
-  }, 300_000);
+    // Compiling the service takes 20 s on an idle machine and over 2 minutes at a load of 15.
+  }, 15 * BROWSER_WAIT_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -151,6 +182,47 @@ describeInBrowser()('admin console in the browser', () => {
     if (db?.isInitialized) await db.destroy();
     await dropDatabase?.();
     for (const dir of [consoleDir, uploadDir]) if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a first visit with empty storage asks the API nothing (no 401 for a session it does not hold) and shows the sign-in page; a stored session is checked', async () => {
+    const { context, page, log } = await openContext();
+    try {
+      const answers: string[] = [];
+      const failed: string[] = [];
+      const api: string[] = [];
+      page.on('response', (response) =>
+        answers.push(`${response.status()} ${new URL(response.url()).pathname}`),
+      );
+      page.on('requestfailed', (request) => failed.push(`${request.url()}: ${request.failure()?.errorText}`));
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname.startsWith('/api/')) api.push(new URL(request.url()).pathname);
+      });
+
+      await page.goto(url(''));
+      await heading(page, 'Sign in').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(new URL(page.url()).pathname).toBe('/admin/login');
+      expect(await page.evaluate('localStorage.length')).toBe(0);
+      expect(answers.filter((answer) => Number(answer.split(' ')[0]) >= 400)).toEqual([]);
+      expect(failed).toEqual([]);
+      expect(log.messages.filter((message) => message.startsWith('error'))).toEqual([]);
+      expect(api).toEqual([]);
+      expect(answers.length).toBeGreaterThan(0);
+
+      // Holding a session (signed in, then a reload), the console asks the API whose it is and opens on it.
+      await page.getByLabel('Username', { exact: true }).fill(ADMIN.username);
+      await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await heading(page, 'Dashboard').waitFor();
+      const me = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v1/me');
+      await page.reload();
+      expect((await me).status()).toBe(200);
+      await heading(page, 'Dashboard').waitFor();
+      expect(new URL(page.url()).pathname).toBe('/admin');
+      expect(answers.filter((answer) => Number(answer.split(' ')[0]) >= 400)).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it('an admin signs in with the keyboard only: Tab to the fields, Enter submits', async () => {
@@ -299,9 +371,13 @@ describeInBrowser()('admin console in the browser', () => {
     // The browser shows the stored file (an image the page may load under its CSP).
     const image = page.getByRole('img', { name: 'The red lamp' });
     await image.waitFor();
-    const naturalWidth = () =>
-      image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth);
-    await eventually(async () => (await naturalWidth()) === 160);
+    await page.waitForFunction(
+      (img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete,
+      await image.elementHandle(),
+    );
+    expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(
+      160,
+    );
     await screenshot(page, 'product-edit');
 
     const adminToken = (await loginAdmin(service)).token;
@@ -337,7 +413,7 @@ describeInBrowser()('admin console in the browser', () => {
     await go(page, 'Orders');
     // The console's socket has joined the admins' `orders` channel.
     await page.getByText('Live updates: on').waitFor();
-    await eventually(() => admin.frames.some((frame) => frame.type === 'subscribed'), { ms: 10_000 });
+    await admin.frame('subscribed');
     await page.evaluate('window.stillTheSamePage = true');
 
     const red = product.variants.find((variant) => variant.sku === 'LAMP-RED')!;
@@ -353,7 +429,7 @@ describeInBrowser()('admin console in the browser', () => {
       .expect(201);
 
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: order.order_number }) });
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor();
     await page
       .getByRole('status')
       .filter({ hasText: `New order ${order.order_number} received.` })
@@ -433,6 +509,15 @@ describeInBrowser()('admin console in the browser', () => {
 
   it('an admin retries a webhook delivery from the Webhooks page: sent again with its id, attempts stored', async () => {
     const { page } = admin;
+    // The deliveries of the run so far (the order's creation and payment) are made: the retry's is the only
+    // attempt to come, however slowly the earlier ones went out.
+    await eventually(
+      async () =>
+        Number(
+          (await db.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status = 'pending'"))[0].n,
+        ) === 0,
+      { ms: BROWSER_WAIT_MS },
+    );
     await go(page, 'Webhooks');
     await page.getByRole('button', { name: `Deliveries to ${receiver.url}/console` }).click();
     const newest = page.getByRole('table', { name: 'Deliveries, newest first' }).getByRole('row').nth(1);
@@ -444,17 +529,18 @@ describeInBrowser()('admin console in the browser', () => {
     const sentBefore = receiver.to('/console').length;
     await retry.click();
     await page.getByText(`Delivery #${deliveryId} queued again.`).waitFor();
-    const sent = await receiver.waitFor('/console', sentBefore + 1);
+    const sent = await receiver.waitFor('/console', sentBefore + 1, BROWSER_WAIT_MS);
     // The same delivery, sent again: the event's id, as on the first attempt.
     expect(sent.at(-1)?.headers['webhook-id']).toBe(before.event_id);
-    // The attempt is stored once the receiver has answered.
+    // The attempt is counted when it starts (the delivery still pending) and its outcome stored once the
+    // receiver's answer is read: the delivery is pending from the retry until then.
     const stored = async () => {
       const [row] = await db.query('SELECT attempts, status FROM webhook_deliveries WHERE id = ?', [
         deliveryId,
       ]);
       return { attempts: Number(row.attempts), status: row.status as string };
     };
-    await eventually(async () => (await stored()).attempts > Number(before.attempts));
+    await eventually(async () => (await stored()).status !== 'pending', { ms: BROWSER_WAIT_MS });
     expect(await stored()).toEqual({ attempts: Number(before.attempts) + 1, status: 'succeeded' });
   });
 
@@ -484,14 +570,19 @@ describeInBrowser()('admin console in the browser', () => {
     await go(page, 'Customers');
     const button = page.getByRole('button', { name: `Sessions of ${customer.username}`, exact: true });
     await button.click();
-    expect(await button.getAttribute('aria-expanded')).toBe('true');
+    await page
+      .getByRole('button', { name: `Sessions of ${customer.username}`, exact: true, expanded: true })
+      .waitFor();
     await page
       .getByRole('heading', { level: 2, name: `Sessions of ${customer.username}`, exact: true })
       .waitFor();
     const table = page.getByRole('table', {
       name: `Live sessions of ${customer.username}, most recently used first`,
     });
-    await eventually(async () => (await table.getByRole('row').count()) === 3, { ms: 10_000 });
+    // The header row and one row per session.
+    const rows = table.getByRole('row');
+    await rows.nth(2).waitFor();
+    expect(await rows.count()).toBe(3);
     await screenshot(page, 'customer-sessions', { scrolled: true });
 
     // Revoke one: the first row's button, named with the customer (`Revoke session of <name> from <date>`).
@@ -503,7 +594,8 @@ describeInBrowser()('admin console in the browser', () => {
       .getByRole('status')
       .filter({ hasText: `Session of ${customer.username} from` })
       .waitFor();
-    await eventually(async () => (await table.getByRole('row').count()) === 2, { ms: 10_000 });
+    await rows.nth(2).waitFor({ state: 'detached' });
+    expect(await rows.count()).toBe(2);
     const [kept] = await live();
     const [revoked] = [...tokens.keys()].filter((id) => id !== kept);
     const [stored] = await db.query('SELECT revoked_at FROM sessions WHERE id = ?', [revoked]);
@@ -527,9 +619,13 @@ describeInBrowser()('admin console in the browser', () => {
 
     // Closing the panel gives the focus back to the row's button.
     await page.getByRole('button', { name: 'Close sessions', exact: true }).click();
-    expect(await button.getAttribute('aria-expanded')).toBe('false');
-    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe(
-      await button.getAttribute('id'),
+    await page
+      .getByRole('button', { name: `Sessions of ${customer.username}`, exact: true, expanded: false })
+      .waitFor();
+    const buttonId = await button.getAttribute('id');
+    expect(buttonId).toBeTruthy();
+    await page.waitForFunction(
+      `document.activeElement !== null && document.activeElement.id === ${JSON.stringify(buttonId)}`,
     );
   });
 
@@ -601,9 +697,10 @@ describeInBrowser()('admin console in the browser', () => {
         cacheControl: 'public, max-age=31536000, immutable',
       });
     }
-    // Budgets (docs/console.md#size-and-first-load): far above what it measures, to catch a dependency gone astray.
+    // Budgets (docs/console.md#size-and-first-load): far above what it measures, to catch a dependency gone astray
+    // (the size) or a page that never settles (the time: 0.2 s idle, near 3 s with the machine at a load of 17).
     expect(result.gzipBytes).toBeLessThan(150_000);
-    expect(result.medianSignInMs).toBeLessThan(5000);
+    expect(result.medianSignInMs).toBeLessThan(15_000);
   });
 
   it("no Content-Security-Policy violation and no script error in any page's console", () => {

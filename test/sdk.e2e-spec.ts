@@ -315,6 +315,130 @@ describe('the SDK against the service', () => {
     expect(stranger.response.status).toBe(401);
   });
 
+  it('a guest checks out, pays by bank transfer and reads the payments with the SDK alone: the order token goes with every call that takes it', async () => {
+    const admin = newClient();
+    await admin.session.login({ username: ADMIN.username, password: ADMIN.password });
+    const product = await admin.data(
+      admin.api.POST('/products', { body: { name: 'Transfer mug', price: 7.5, stock: 4, category_id: 1 } }),
+    );
+    /** A guest's checkout of two mugs, paid by bank transfer (a manual payment), through the SDK alone. */
+    const checkout = async (client: ReturnType<typeof newClient>, email: string) => {
+      const cart = await client.data(client.api.POST('/carts', {}));
+      await client.data(
+        client.api.POST('/carts/{id}/items', {
+          params: { path: { id: cart.id } },
+          body: { product_id: product.id, quantity: 2 },
+        }),
+      );
+      await client.data(
+        client.api.PUT('/carts/{id}', {
+          params: { path: { id: cart.id } },
+          body: { shipping_address: ADDRESS, email },
+        }),
+      );
+      return client.data(
+        client.api.POST('/carts/{id}/checkout', {
+          params: { path: { id: cart.id } },
+          body: { payment_method: 'bank_transfer' },
+        }),
+      );
+    };
+    const guest = newClient();
+    const order = await checkout(guest, 'payer@example.com');
+    expect(order).toMatchObject({
+      total_amount: 15,
+      payment_method: 'bank_transfer',
+      payment_status: 'pending',
+    });
+
+    // No header by hand: the client holds the order's token and sends it where the API takes it.
+    const created = await guest.api.POST('/orders/{id}/payments', { params: { path: { id: order.id } } });
+    expect(created.response.status).toBe(201);
+    expect(created.data?.data).toMatchObject({
+      order_id: order.id,
+      provider: 'manual',
+      status: 'pending',
+      amount: 15,
+      client_secret: null,
+    });
+    // Asked again: the live payment, not a second one.
+    const again = await guest.api.POST('/orders/{id}/payments', { params: { path: { id: order.id } } });
+    expect(again.response.status).toBe(200);
+    expect(again.data?.data.id).toBe(created.data?.data.id);
+    const payments = await guest.data(
+      guest.api.GET('/orders/{id}/payments', { params: { path: { id: order.id } } }),
+    );
+    expect(payments).toEqual([created.data?.data]);
+    expect(sent.filter((line) => line.endsWith(`/orders/${order.id}/payments`))).toEqual([
+      `POST /orders/${order.id}/payments`,
+      `POST /orders/${order.id}/payments`,
+      `GET /orders/${order.id}/payments`,
+    ]);
+
+    const rows = await t.dataSource.query(
+      'SELECT order_id, provider, status, amount_cents, live_order_id FROM payments WHERE order_id = ?',
+      [order.id],
+    );
+    expect(
+      rows.map((row: Record<string, unknown>) => ({ ...row, amount_cents: Number(row.amount_cents) })),
+    ).toEqual([
+      {
+        order_id: order.id,
+        provider: 'manual',
+        status: 'pending',
+        amount_cents: 1500,
+        live_order_id: order.id,
+      },
+    ]);
+    expect(await t.dataSource.query('SELECT user_id, status FROM orders WHERE id = ?', [order.id])).toEqual([
+      { user_id: null, status: 'pending' },
+    ]);
+    // Another client, without the token, is not let in; nor is this guest into another guest's order.
+    const stranger = await newClient().api.GET('/orders/{id}/payments', {
+      params: { path: { id: order.id } },
+    });
+    expect(stranger.response.status).toBe(401);
+    const other = await checkout(newClient(), 'other@example.com');
+    const notTheirs = await guest.api.POST('/orders/{id}/payments', { params: { path: { id: other.id } } });
+    expect(notTheirs.response.status).toBe(401);
+    expect(await t.dataSource.query('SELECT id FROM payments WHERE order_id = ?', [other.id])).toEqual([]);
+  });
+
+  it('a customer signs in and claims the anonymous cart the same client started, with no header by hand', async () => {
+    const admin = newClient();
+    await admin.session.login({ username: ADMIN.username, password: ADMIN.password });
+    const product = await admin.data(
+      admin.api.POST('/products', { body: { name: 'Claimed mug', price: 6, stock: 9, category_id: 1 } }),
+    );
+    const customer = await createAccount(t);
+    const store = memoryTokenStore();
+    const shopper = newClient(store);
+    const cart = await shopper.data(shopper.api.POST('/carts', {}));
+    await shopper.data(
+      shopper.api.POST('/carts/{id}/items', {
+        params: { path: { id: cart.id } },
+        body: { product_id: product.id, quantity: 3 },
+      }),
+    );
+    await shopper.session.login({ username: customer.username, password: 'password-123' });
+    expect((await store.get())?.carts).toEqual({ [cart.id]: cart.cart_token });
+
+    const claimed = await shopper.api.POST('/carts/{id}/claim', { params: { path: { id: cart.id } } });
+    expect(claimed.response.status).toBe(200);
+    expect(claimed.data?.data).toMatchObject({
+      id: cart.id,
+      status: 'open',
+      items: [expect.objectContaining({ product_id: product.id, quantity: 3 })],
+    });
+    expect(
+      await t.dataSource.query('SELECT user_id, token_hash, status FROM carts WHERE id = ?', [cart.id]),
+    ).toEqual([{ user_id: customer.id, token_hash: null, status: 'open' }]);
+    // The cart is the customer's now: its token is dropped, and the bearer token alone reads it.
+    expect((await store.get())?.carts).toEqual({});
+    const mine = await shopper.data(shopper.api.GET('/me/cart'));
+    expect(mine.id).toBe(cart.id);
+  });
+
   it('the socket receives live order frames, re-authenticates after a refresh and reconnects after a cut', async () => {
     const store = memoryTokenStore();
     const client = newClient(store);

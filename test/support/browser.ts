@@ -14,6 +14,14 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const RESULTS_DIR = join(ROOT, 'test-results');
 export const SCREENSHOTS_DIR = join(RESULTS_DIR, 'screenshots');
 
+/**
+ * How long one wait of a browser test (a locator's state, a response, a frame, a row in the database) may take.
+ * Each waits for its event, never for a fixed time; this is only the point at which a wait is a failure, set far
+ * above what any takes on an idle machine (well under a second) so that a machine shared with busy neighbours
+ * (a load of 15 on 2 cores) passes as surely as an idle one.
+ */
+export const BROWSER_WAIT_MS = 60_000;
+
 export const LAPTOP = { width: 1280, height: 800 };
 export const TABLET = { width: 820, height: 1180 };
 
@@ -34,7 +42,15 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    timeout: 3 * BROWSER_WAIT_MS,
   });
+}
+
+/** A fresh browser context (its own storage and cache) whose waits and navigations time out after BROWSER_WAIT_MS. */
+export async function newBrowserContext(browser: Browser, viewport = LAPTOP): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(BROWSER_WAIT_MS);
+  return context;
 }
 
 /**

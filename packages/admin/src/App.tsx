@@ -114,8 +114,10 @@ function Shell({ user, route, onSignOut }: { user: User; route: Route; onSignOut
 export function App() {
   const location = useLocation();
   const route = matchRoute(location.pathname);
-  // undefined while the stored session is being checked
-  const [user, setUser] = useState<User | null | undefined>(undefined);
+  // undefined while the stored session is being checked; null at once when no session is stored
+  const [user, setUser] = useState<User | null | undefined>(() =>
+    client.session.user === null ? null : undefined,
+  );
   const [refusal, setRefusal] = useState<string | null>(null);
 
   const signedOut = useCallback(() => setUser(null), []);
@@ -124,6 +126,8 @@ export function App() {
     const off = client.session.onChange((changed) => {
       if (changed === null) signedOut();
     });
+    // Without a stored session there is nobody to ask about: no GET /me (it could only answer 401).
+    if (client.session.user === null) return off;
     let cancelled = false;
     client
       .data(client.api.GET('/me'))

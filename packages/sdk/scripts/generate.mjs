@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes src/schema.ts: the types of the OpenAPI document the service serves at /api/docs-json, with the paths
 // relative to the API's base URL (`/products`, not `/api/v1/products`), as the SDK's client is created with
-// `baseUrl: '…/api/v1'`. The service is the built one (`dist/`, `npm run build:server` first), booted on a
+// `baseUrl: '…/api/v1'`, and the one piece of the document the client reads at run time: the header parameters
+// of each operation (`headerParameters`, which tells it where the guest cart and order tokens go). The service is the built one (`dist/`, `npm run build:server` first), booted on a
 // throw-away SQLite file on a loopback port, asked for its document and stopped.
 //
 //   node packages/sdk/scripts/generate.mjs                  writes src/schema.ts
@@ -32,10 +33,33 @@ export function relativeToApi(document) {
   return { ...document, servers: [{ url: API_PREFIX }], paths };
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** The names of the header parameters of every operation that has some, by `METHOD /path`. */
+export function headerParameters(document) {
+  const found = {};
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const method of METHODS) {
+      const names = (item[method]?.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+      if (names.length > 0) found[`${method.toUpperCase()} ${path}`] = names;
+    }
+  }
+  return found;
+}
+
 /** The TypeScript source of src/schema.ts for a served document. */
 export async function schemaSource(document) {
-  const ast = await openapiTS(relativeToApi(document));
-  return HEADER + astToString(ast);
+  const relative = relativeToApi(document);
+  const ast = await openapiTS(relative);
+  const entries = Object.entries(headerParameters(relative)).map(
+    ([operation, names]) => `    ${JSON.stringify(operation)}: ${JSON.stringify(names)},\n`,
+  );
+  return (
+    HEADER +
+    astToString(ast) +
+    '/** The header parameters of each operation that has some, by `METHOD /path` (read by the client at run time). */\n' +
+    `export const headerParameters: Record<string, readonly string[] | undefined> = {\n${entries.join('')}};\n`
+  );
 }
 
 /** Boots the built service on a temporary SQLite database and returns the document it serves. */

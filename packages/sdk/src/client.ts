@@ -1,6 +1,6 @@
-import createClient, { type Client } from 'openapi-fetch';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { CommerceApiError } from './errors.js';
-import type { components, paths } from './schema.js';
+import { headerParameters, type components, type paths } from './schema.js';
 import { createSession, type LockManagerLike, type Session } from './session.js';
 import { openSocket, type CommerceSocket, type SocketOptions, type WebSocketConstructor } from './socket.js';
 import { memoryTokenStore, type Tokens, type TokenStore } from './tokens.js';
@@ -26,11 +26,44 @@ interface CallResult<T> {
   response: Response;
 }
 
+/**
+ * The envelope's `data` of a success body; `null` for an answer whose `data` is always null (a password reset,
+ * a logout): openapi-fetch's types leave a property that can only be null out of the body.
+ */
+export type DataOf<T> = T extends { data: infer Data } ? Data : null;
+
+/** The guest secrets the client keeps by cart or order id, by the header parameter that carries them. */
+const GUEST_TOKENS = { 'X-Cart-Token': 'carts', 'X-Order-Token': 'orders' } as const;
+type GuestTokenHeader = keyof typeof GUEST_TOKENS;
+
+/**
+ * `paths` with the guest token headers optional where the document requires them (`POST /carts/{id}/claim`):
+ * the client sends the tokens it holds itself. A header given by hand is still typed, and wins.
+ */
+type WithGuestTokensOptional<Operation> = Operation extends {
+  parameters: { header: infer Header extends Record<string, unknown> };
+}
+  ? Omit<Operation, 'parameters'> & {
+      parameters: Omit<Operation['parameters'], 'header'> &
+        (Record<string, never> extends Omit<Header, GuestTokenHeader>
+          ? { header?: Partial<Header> }
+          : {
+              header: Omit<Header, GuestTokenHeader> & Partial<Pick<Header, GuestTokenHeader & keyof Header>>;
+            });
+    }
+  : Operation;
+export type ClientPaths = {
+  [Path in keyof paths]: { [Method in keyof paths[Path]]: WithGuestTokensOptional<paths[Path][Method]> };
+};
+
 export interface CommerceClient {
   /** The typed openapi-fetch client: paths relative to `baseUrl`, bodies, parameters and answers per status typed. */
-  api: Client<paths>;
-  /** Resolves to the envelope's `data` of a successful call; throws `CommerceApiError` otherwise. */
-  data<T extends { data: unknown }>(call: Promise<CallResult<T>>): Promise<T['data']>;
+  api: Client<ClientPaths>;
+  /**
+   * Resolves to the envelope's `data` of a successful call (`null` for an answer whose data is always null);
+   * throws `CommerceApiError` otherwise.
+   */
+  data<T extends { code: number }>(call: Promise<CallResult<T>>): Promise<DataOf<T>>;
   /** A list call's `data` and `meta`; throws `CommerceApiError` otherwise. */
   page<T extends { data: unknown[]; meta: unknown }>(
     call: Promise<CallResult<T>>,
@@ -44,11 +77,6 @@ export interface CommerceClient {
 
 /** Calls that need no bearer token and whose 401 is about their own body, not an expired token. */
 const NO_BEARER = new Set(['/login', '/auth/refresh', '/register']);
-const CART_PATH = /^\/carts\/([^/]+)(?:\/|$)/;
-const ORDER_PATH = /^\/orders\/([^/]+)$/;
-const CREATE_CART = /^\/carts$/;
-const CHECKOUT_PATH = /^\/carts\/[^/]+\/checkout$/;
-const CLAIM_PATH = /^\/carts\/([^/]+)\/claim$/;
 /** An access token this close to its expiry is refreshed before the call rather than after its 401. */
 const EXPIRY_MARGIN_MS = 30_000;
 
@@ -89,51 +117,63 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
   const updateStore = async (update: (tokens: Tokens) => Tokens) =>
     store.set(update((await store.get()) ?? {}));
 
-  /** Remembers the secret of a guest cart or order from the answer that shows it (once). */
-  const keepGuestTokens = async (path: string, method: string, response: Response) => {
-    if (method !== 'POST' || !response.ok) return;
-    const claimed = CLAIM_PATH.exec(path)?.[1];
-    if (claimed !== undefined) {
-      // The cart is the customer's now (or merged into theirs): its token has stopped working.
-      await updateStore(({ carts = {}, ...rest }) => {
-        const { [claimed]: _claimed, ...others } = carts;
-        return { ...rest, carts: others };
-      });
-      return;
-    }
-    if (!CREATE_CART.test(path) && !CHECKOUT_PATH.test(path)) return;
-    const body = (await response
-      .clone()
-      .json()
-      .catch(() => ({}))) as { data?: { id?: string | number; cart_token?: string; order_token?: string } };
-    const id = body.data?.id;
-    if (id === undefined) return;
-    if (body.data?.cart_token !== undefined) {
-      const secret = body.data.cart_token;
-      await updateStore((tokens) => ({ ...tokens, carts: { ...tokens.carts, [id]: secret } }));
-    }
-    if (body.data?.order_token !== undefined) {
-      const secret = body.data.order_token;
-      await updateStore((tokens) => ({ ...tokens, orders: { ...tokens.orders, [id]: secret } }));
-    }
+  /**
+   * The guest tokens. A call whose operation takes X-Cart-Token or X-Order-Token (by the API's document) is sent
+   * the one the store holds for the `{id}` of its path; the answers that show a token once (an anonymous cart's
+   * creation, a guest checkout) are remembered, and a claimed cart's token is dropped.
+   */
+  const guestTokens: Middleware = {
+    async onRequest({ request, schemaPath, params }) {
+      const id = params.path?.id;
+      const accepted = headerParameters[`${request.method} ${schemaPath}`];
+      if (id === undefined || accepted === undefined) return undefined;
+      const tokens = (await store.get()) ?? {};
+      const headers = new Headers(request.headers);
+      for (const header of accepted) {
+        if (!(header in GUEST_TOKENS) || headers.has(header)) continue;
+        const secret = tokens[GUEST_TOKENS[header as GuestTokenHeader]]?.[String(id)];
+        if (secret !== undefined) headers.set(header, secret);
+      }
+      return new Request(request, { headers });
+    },
+    async onResponse({ request, schemaPath, params, response }) {
+      if (request.method !== 'POST' || !response.ok) return undefined;
+      if (schemaPath === '/carts/{id}/claim') {
+        // The cart is the customer's now (or merged into theirs): its token has stopped working.
+        const claimed = String(params.path?.id);
+        await updateStore(({ carts = {}, ...rest }) => {
+          const { [claimed]: _claimed, ...others } = carts;
+          return { ...rest, carts: others };
+        });
+        return undefined;
+      }
+      if (schemaPath !== '/carts' && schemaPath !== '/carts/{id}/checkout') return undefined;
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { data?: { id?: string | number; cart_token?: string; order_token?: string } };
+      const id = body.data?.id;
+      if (id === undefined) return undefined;
+      if (body.data?.cart_token !== undefined) {
+        const secret = body.data.cart_token;
+        await updateStore((tokens) => ({ ...tokens, carts: { ...tokens.carts, [id]: secret } }));
+      }
+      if (body.data?.order_token !== undefined) {
+        const secret = body.data.order_token;
+        await updateStore((tokens) => ({ ...tokens, orders: { ...tokens.orders, [id]: secret } }));
+      }
+      return undefined;
+    },
   };
 
   /**
-   * Every call of `api`: the bearer token, the guest tokens of the cart or order in the path, a refresh just
-   * before the token expires, and after a 401 one refresh (shared with any other call that met one) and one retry.
+   * Every call of `api`: the bearer token, a refresh just before the token expires, and after a 401 one refresh
+   * (shared with any other call that met one) and one retry.
    */
   const authorizedFetch = async (input: Request): Promise<Response> => {
     const path = pathOf(input.url);
     const tokens = (await store.get()) ?? {};
     const headers = new Headers(input.headers);
-    const cart = CART_PATH.exec(path)?.[1];
-    if (cart !== undefined && tokens.carts?.[cart] !== undefined && !headers.has('X-Cart-Token')) {
-      headers.set('X-Cart-Token', tokens.carts[cart]);
-    }
-    const order = ORDER_PATH.exec(path)?.[1];
-    if (order !== undefined && tokens.orders?.[order] !== undefined && !headers.has('X-Order-Token')) {
-      headers.set('X-Order-Token', tokens.orders[order]);
-    }
     let bearer = tokens.token;
     const authorize = !NO_BEARER.has(path) && !headers.has('Authorization') && bearer !== undefined;
     if (authorize && tokens.expires_at !== undefined && tokens.expires_at - Date.now() < EXPIRY_MARGIN_MS) {
@@ -149,16 +189,17 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
         response = await send(new Request(retry, { headers }));
       }
     }
-    await keepGuestTokens(path, input.method, response);
     return response;
   };
 
-  const api = createClient<paths>({ baseUrl, fetch: authorizedFetch });
+  const api = createClient<ClientPaths>({ baseUrl, fetch: authorizedFetch });
+  api.use(guestTokens);
 
-  const data = async <T extends { data: unknown }>(call: Promise<CallResult<T>>): Promise<T['data']> => {
+  const data = async <T extends { code: number }>(call: Promise<CallResult<T>>): Promise<DataOf<T>> => {
     const { data: body, error, response } = await call;
     if (!response.ok || body === undefined) throw new CommerceApiError(response.status, error);
-    return body.data;
+    // The answer's `data`, null included (the body's type may leave a null-only `data` out).
+    return (body as { data?: unknown }).data as DataOf<T>;
   };
 
   return {

@@ -1,5 +1,12 @@
 export { createCommerceClient } from './client.js';
-export type { CommerceClient, CommerceClientOptions, Schemas, UploadResult } from './client.js';
+export type {
+  ClientPaths,
+  CommerceClient,
+  CommerceClientOptions,
+  DataOf,
+  Schemas,
+  UploadResult,
+} from './client.js';
 export { CommerceApiError } from './errors.js';
 export type { ErrorEnvelope, ErrorsOf, FieldError } from './errors.js';
 export { CLOSE_TOO_MANY_CONNECTIONS, CLOSE_UNAUTHORIZED } from './frames.js';

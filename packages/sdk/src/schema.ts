@@ -14425,3 +14425,20 @@ export interface operations {
         };
     };
 }
+/** The header parameters of each operation that has some, by `METHOD /path` (read by the client at run time). */
+export const headerParameters: Record<string, readonly string[] | undefined> = {
+    "POST /orders": ["Idempotency-Key"],
+    "GET /orders/{id}": ["X-Order-Token"],
+    "GET /orders/{id}/payments": ["X-Order-Token"],
+    "POST /orders/{id}/payments": ["X-Order-Token"],
+    "POST /admin/orders/{id}/refunds": ["Idempotency-Key"],
+    "POST /payments/stripe/webhook": ["Stripe-Signature"],
+    "GET /carts/{id}": ["X-Cart-Token"],
+    "PUT /carts/{id}": ["X-Cart-Token"],
+    "GET /carts/{id}/shipping-options": ["X-Cart-Token"],
+    "POST /carts/{id}/items": ["X-Cart-Token"],
+    "PUT /carts/{id}/items/{itemId}": ["X-Cart-Token"],
+    "DELETE /carts/{id}/items/{itemId}": ["X-Cart-Token"],
+    "POST /carts/{id}/claim": ["X-Cart-Token"],
+    "POST /carts/{id}/checkout": ["X-Cart-Token"],
+};

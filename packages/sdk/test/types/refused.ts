@@ -22,6 +22,20 @@ export async function refused(client: CommerceClient): Promise<void> {
   // @ts-expect-error a 401 envelope has no field errors
   const errors: ErrorsOf<'/login', 'post'>[401]['data']['errors'] = [];
   void errors;
+  // @ts-expect-error a password reset request answers null data, not a string
+  const reset: string = await client.data(
+    client.api.POST('/auth/password-reset', { body: { email: 'a@b.co' } }),
+  );
+  void reset;
+  // @ts-expect-error data keeps its type where there is one: a product has no `title`
+  void (await client.data(client.api.GET('/products/{id}', { params: { path: { id: 5 } } }))).title;
+  const header = { 'X-Cart-Token': 5 };
+  // @ts-expect-error a cart token given by hand is a string
+  await client.api.POST('/carts/{id}/claim', { params: { path: { id: 'c' }, header } });
+  // @ts-expect-error the claim still needs the cart's id
+  await client.api.POST('/carts/{id}/claim', {});
+  // @ts-expect-error a claim is a POST (the paths the client takes keep each path's methods)
+  await client.api.GET('/carts/{id}/claim', { params: { path: { id: 'c' } } });
   // @ts-expect-error a message frame's data is {content}
   const frame: ClientFrame = { type: 'message', content: 'hi' };
   void frame;

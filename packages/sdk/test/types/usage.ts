@@ -72,6 +72,41 @@ export async function adminUsage(client: CommerceClient): Promise<string[]> {
   return [role, current?.username ?? '', product.name, String(total), path, ...numbers];
 }
 
+/** A shopper's calls: the client sends the tokens it holds itself, so no call names a header. */
+export async function shopperUsage(
+  client: CommerceClient,
+  cartId: string,
+  orderId: number,
+): Promise<string[]> {
+  // Claiming takes the cart's X-Cart-Token, which the client holds since it created the cart.
+  const claimed: Schemas['CartResponseDto'] = await client.data(
+    client.api.POST('/carts/{id}/claim', { params: { path: { id: cartId } } }),
+  );
+  // A guest's order is paid with its X-Order-Token, which the client holds since the checkout.
+  const payment: Schemas['PaymentResponseDto'] = await client.data(
+    client.api.POST('/orders/{id}/payments', { params: { path: { id: orderId } } }),
+  );
+  const payments: Schemas['PaymentResponseDto'][] = await client.data(
+    client.api.GET('/orders/{id}/payments', { params: { path: { id: orderId } } }),
+  );
+  // A header given by hand is still typed (and wins).
+  await client.api.GET('/orders/{id}', {
+    params: { path: { id: orderId }, header: { 'X-Order-Token': 'secret' } },
+  });
+
+  // Answers whose data is always null: `data` resolves to null.
+  const requested: null = await client.data(
+    client.api.POST('/auth/password-reset', { body: { email: 'jane@example.com' } }),
+  );
+  const confirmed: null = await client.data(
+    client.api.POST('/auth/password-reset/confirm', {
+      body: { token: 'from-the-mail', password: 'a-new-password' },
+    }),
+  );
+  const loggedOut: null = await client.data(client.api.POST('/logout'));
+  return [claimed.id, payment.status, String(payments.length), String(requested ?? confirmed ?? loggedOut)];
+}
+
 export function stores(): TokenStore[] {
   const tokens: Tokens = { token: 'a', refresh_token: 'b', carts: { '1': 'secret' } };
   const own: TokenStore = { get: async () => tokens, set: async () => undefined };
