@@ -30,10 +30,10 @@ let started = false;
  * Makes sure the process has ended `afterMs` from now, whatever holds it, by a watchdog in a process of its own.
  * The shutdown sequence's deadline runs on the event loop, which a synchronous call can block (SQLite waiting for
  * another process's lock), and `process.exit()` does not end a process at once: Node first joins its worker
- * threads and libuv's thread pool, and a thread busy in native code is not interrupted. Measured: a SQLite
- * statement left running in the reader's thread after SEARCH_TIMEOUT_MS (SQLite statements cannot be
- * interrupted) held `process.exit()` until the statement finished; a file read on a file system that does not
- * answer (a network mount, a FIFO) holds it for good. Called again, it does nothing.
+ * threads and libuv's thread pool, and a thread busy in native code is not interrupted. Measured: a worker thread
+ * running a 4 s SQLite statement, as the reader (sqlite-reader.ts) leaves one running after SEARCH_TIMEOUT_MS,
+ * held `process.exit()` until the statement ended; a file read on a file system that does not answer (a network
+ * mount, a FIFO) holds it for good. Called again, it does nothing.
  */
 export function startExitWatchdog(afterMs: number, signal: string): void {
   if (started) return;
@@ -49,6 +49,8 @@ export function startExitWatchdog(afterMs: number, signal: string): void {
       {
         stdio: ['pipe', 'ignore', 'inherit'],
         env: {},
+        // A process group of its own: a second Ctrl-C in the terminal does not stop it along with the service.
+        detached: true,
       },
     );
     watchdog.on('error', (error) =>
