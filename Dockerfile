@@ -10,10 +10,12 @@ COPY packages/sdk/package.json ./packages/sdk/
 COPY packages/admin/package.json ./packages/admin/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ormconfig.ts ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 COPY packages ./packages
-# The service, then the SDK (its types from the service's OpenAPI document), then the admin console on the SDK.
-RUN npm run build && npm prune --omit=dev --omit=optional
+# The service, then the SDK (its types from the service's OpenAPI document), then the admin console on the SDK:
+# all of them, as nothing is built yet. The build's records of what it built from are not needed at run time.
+RUN npm run build && npm prune --omit=dev --omit=optional && rm -rf node_modules/.cache dist/*.tsbuildinfo
 
 FROM node:24-bookworm-slim
 # Production serves GET /metrics only on METRICS_PORT, never on the API port.

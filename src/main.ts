@@ -8,11 +8,13 @@ async function bootstrap(): Promise<void> {
   const config = await loadEnvironmentConfig();
   // Tracing patches express, mysql2, ioredis and http as they load: the application is imported after it.
   if (config.otlpEndpoint !== null) await startTracing(import.meta.url);
-  const [{ Logger }, { createApp }, { ShutdownSequence }] = await Promise.all([
-    import('@nestjs/common'),
-    import('./app.js'),
-    import('./lifecycle/shutdown-sequence.js'),
-  ]);
+  const [{ Logger }, { createApp }, { ShutdownSequence }, { EXIT_GRACE_MS, startExitWatchdog }] =
+    await Promise.all([
+      import('@nestjs/common'),
+      import('./app.js'),
+      import('./lifecycle/shutdown-sequence.js'),
+      import('./lifecycle/exit-watchdog.js'),
+    ]);
   const app = await createApp(config);
   const logger = new Logger('Bootstrap');
   if (config.jwt.generated) {
@@ -22,8 +24,12 @@ async function bootstrap(): Promise<void> {
   logger.log(`Listening on ${config.host}:${config.port}, database ${config.database.type}`);
   // Not Nest's enableShutdownHooks(): it closes at once and re-raises the signal (exit status 143).
   const shutdown = app.get(ShutdownSequence);
+  const { drainMs, timeoutMs } = config.shutdown;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => void shutdown.run(app, signal).then((status) => process.exit(status)));
+    process.on(signal, () => {
+      startExitWatchdog(drainMs + timeoutMs + EXIT_GRACE_MS, signal);
+      void shutdown.run(app, signal).then((status) => process.exit(status));
+    });
   }
 }
 

@@ -79,8 +79,9 @@ describe('BullMQ while its Redis is killed and started again', () => {
       "Redis did not take job 'test.outage' within JOBS_ADD_TIMEOUT_MS (3000 ms)",
     );
     expect(waited).toBeGreaterThanOrEqual(3000);
-    // Bounded: the timeout plus what a busy machine adds to a timer (measured 3.0-4.5 s), never a hang.
-    expect(waited).toBeLessThan(6500);
+    // Bounded: the timeout plus what a busy machine adds to a timer (measured 3.0-4.5 s; seconds more on a
+    // machine loaded past its cores), never a hang.
+    expect(waited).toBeLessThan(3000 + 10_000);
     expect(runs).toEqual([]);
 
     await redis.start();

@@ -76,13 +76,12 @@ describe('metrics at GET /metrics', () => {
     });
     pending.on('error', () => undefined);
     pending.write('{"items":');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await scrape(t.url)).value('http_requests_in_flight')).toBe(1);
+    const inFlight = async () => (await scrape(t.url)).value('http_requests_in_flight');
+    // Counted once the service has read the request's head.
+    await eventually(async () => (await inFlight()) !== 0);
+    expect(await inFlight()).toBe(1);
     pending.destroy();
-    for (let i = 0; i < 50 && (await scrape(t.url)).value('http_requests_in_flight') !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect((await scrape(t.url)).value('http_requests_in_flight')).toBe(0);
+    await eventually(async () => (await inFlight()) === 0);
   });
 
   it('count orders created, refused for stock and cancelled, matching the database', async () => {
@@ -155,8 +154,13 @@ describe('metrics at GET /metrics', () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const transactions = t.app.get(TransactionRunner);
     const running = [1, 2].map(() => transactions.run('hold', () => gate));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const busy = await scrape(t.url);
+    // Once both have begun: each holds a pooled connection, or waits for one.
+    let busy = await scrape(t.url);
+    await eventually(async () => {
+      busy = await scrape(t.url);
+      const inUse = busy.value('commerce_db_pool_connections_in_use') ?? 0;
+      return inUse + (busy.value('commerce_db_pool_requests_waiting') ?? 0) >= 2;
+    });
     release();
     await Promise.all(running);
     if (t.config.database.type === 'mysql') {
@@ -186,10 +190,7 @@ describe('metrics at GET /metrics', () => {
       refusedBefore + refused,
     );
     await socket.close();
-    for (let i = 0; i < 50 && (await scrape(t.url)).value('commerce_websocket_connections') !== 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect((await scrape(t.url)).value('commerce_websocket_connections')).toBe(0);
+    await eventually(async () => (await scrape(t.url)).value('commerce_websocket_connections') === 0);
   });
 
   it('include the Node process and event-loop metrics', async () => {

@@ -11,6 +11,7 @@ import { ADMIN_ENV, createAccount, forgeToken, loginAdmin, type Account } from '
 import { buildService, startAppProcess, type AppProcess } from './support/app-process.js';
 import { createTestDatabase, startTestApp, TestApp } from './support/test-app.js';
 import { createProduct } from './support/products.js';
+import { eventually } from './support/eventually.js';
 import { scrape } from './support/metrics.js';
 import { refusedHandshake, TestSocket, UnresponsiveClient } from './support/ws-client.js';
 
@@ -390,10 +391,7 @@ describe('realtime: frame flood', () => {
     expect(frames.at(-1)!.data).toEqual({ code: 429, details: 'Too many frames: at most 3 per second' });
     // The server forgets the connection once the closing handshake is over.
     const registry = t.app.get(ConnectionRegistry);
-    for (let i = 0; i < 100 && registry.connectionsOf(alice.id) > 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(registry.connectionsOf(alice.id)).toBe(0);
+    await eventually(() => registry.connectionsOf(alice.id) === 0);
     expect((await scrape(t.url)).value('commerce_websocket_closures_total', { reason: 'frame_flood' })).toBe(
       1,
     );
@@ -520,12 +518,11 @@ describe('realtime: a connection closed for abuse', () => {
 
   /** The server's TCP socket of the user's only connection, once the connection is authenticated. */
   async function serverSocketOf(userId: number): Promise<Socket> {
-    for (let i = 0; i < 200; i += 1) {
-      const entry = [...registry().entries()].find(([, session]) => session.user.id === userId);
-      if (entry !== undefined) return (entry[0] as unknown as { _socket: Socket })._socket;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    throw new Error(`user ${userId} never connected`);
+    const entry = () => [...registry().entries()].find(([, session]) => session.user.id === userId);
+    await eventually(() => entry() !== undefined).catch(() => {
+      throw new Error(`user ${userId} never connected`);
+    });
+    return (entry()![0] as unknown as { _socket: Socket })._socket;
   }
 
   beforeAll(async () => {
@@ -744,7 +741,7 @@ describe('realtime: memory and latency under abuse', () => {
       WS_RATE_WARNINGS: '100',
     });
     account = await createAccount(app);
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     await app?.stop();

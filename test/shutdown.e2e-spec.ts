@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EXIT_GRACE_MS } from '../src/lifecycle/exit-watchdog.js';
 import { createAccount } from './support/accounts.js';
-import { buildService, startAppProcess } from './support/app-process.js';
+import { type AppProcess, buildService, freePort, startAppProcess } from './support/app-process.js';
+import { eventually } from './support/eventually.js';
+import { RedisProcess } from './support/redis-server.js';
 import { createTestDatabase } from './support/test-app.js';
 import { TestSocket } from './support/ws-client.js';
 
@@ -65,21 +74,21 @@ const countBy = (answers: Answer[], key: (answer: Answer) => string) =>
  * still serving, `Connection: close`), stops accepting, finishes what it accepted, closes WebSockets
  * with 1001 and exits 0.
  */
+let dropDatabase: () => Promise<void>;
+let databaseUrl: string;
+
+beforeAll(async () => {
+  buildService();
+  const database = await createTestDatabase();
+  databaseUrl = database.url;
+  dropDatabase = database.drop;
+}, 120_000);
+
+afterAll(async () => {
+  await dropDatabase?.();
+});
+
 describe('shutdown: drain, then stop', () => {
-  let dropDatabase: () => Promise<void>;
-  let databaseUrl: string;
-
-  beforeAll(async () => {
-    buildService();
-    const database = await createTestDatabase();
-    databaseUrl = database.url;
-    dropDatabase = database.drop;
-  }, 120_000);
-
-  afterAll(async () => {
-    await dropDatabase?.();
-  });
-
   it('answers all 300 requests on new connections across SIGTERM with complete envelopes and exits 0', async () => {
     const app = await startAppProcess({
       DATABASE_URL: databaseUrl,
@@ -151,5 +160,150 @@ describe('shutdown: drain, then stop', () => {
     expect(app.output()).toContain(`SIGTERM received: readiness fails, serving for ${DRAIN_MS} ms more`);
     expect(app.output()).toContain('Shutdown complete');
     keepAlive.destroy();
+  }, 120_000);
+});
+
+/** The exit status, or null when the process is still running `ms` after `since`. */
+async function exitWithin(app: AppProcess, since: number, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>(
+    (resolve) => (timer = setTimeout(() => resolve(null), since + ms - Date.now())),
+  );
+  const exited = await Promise.race([app.exited, late]);
+  clearTimeout(timer);
+  return exited === null ? null : { ...exited, afterMs: Date.now() - since };
+}
+
+/** Whether a thread of process `pid` is blocked opening a FIFO (Linux: the kernel function it sleeps in). */
+function waitingInFifoOpen(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).some((task) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${task}/wchan`, 'utf8') === 'wait_for_partner';
+    } catch {
+      return false; // the thread has ended
+    }
+  });
+}
+
+/** A TCP server that takes connections and never answers: an SMTP relay that has stopped. */
+async function silentServer() {
+  const sockets: Socket[] = [];
+  let connected: () => void = () => undefined;
+  const firstConnection = new Promise<void>((resolve) => (connected = resolve));
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    connected();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    firstConnection,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+/**
+ * SHUTDOWN_TIMEOUT_MS bounds the shutdown, whatever does not end: the sequence's own deadline names what it was
+ * waiting for and exits 1, and when the exit itself cannot complete (Node joins its threads first) the exit
+ * watchdog kills the process EXIT_GRACE_MS later.
+ */
+describe('shutdown: a step that does not end', () => {
+  const TIMEOUT_MS = 3000;
+  const env = () => ({
+    DATABASE_URL: databaseUrl,
+    JWT_SECRET: 'shutdown-test-secret-shutdown-test-secret',
+    SHUTDOWN_DRAIN_MS: '0',
+    SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS),
+    LOG_LEVEL: 'log',
+  });
+
+  it('a job still running at SHUTDOWN_TIMEOUT_MS: exit 1 at the deadline, the log names the job queue waiting for it', async () => {
+    // The verification e-mail of a registration is a job; the relay never answers, so the job runs on.
+    const smtp = await silentServer();
+    const app = await startAppProcess({ ...env(), SMTP_URL: smtp.url });
+    try {
+      await createAccount(app);
+      await smtp.firstConnection;
+      const signalledAt = Date.now();
+      process.kill(app.pid, 'SIGTERM');
+
+      const exited = await exitWithin(app, signalledAt, TIMEOUT_MS + EXIT_GRACE_MS);
+      expect(exited).toEqual({ code: 1, signal: null, afterMs: expect.any(Number) });
+      expect(exited!.afterMs).toBeGreaterThanOrEqual(TIMEOUT_MS);
+      expect(app.output()).toContain(
+        `Shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${TIMEOUT_MS} ms), ` +
+          'waiting for DatabaseJobQueue.beforeApplicationShutdown',
+      );
+      expect(app.output()).not.toContain('killed with SIGKILL');
+    } finally {
+      if ((await exitWithin(app, Date.now(), 0)) === null) process.kill(app.pid, 'SIGKILL');
+      smtp.close();
+    }
+  }, 120_000);
+
+  (process.env.TEST_REDIS_URL ? it : it.skip)(
+    'with BullMQ and its Redis frozen (SIGSTOP): exit 1 at the deadline, the log names the job queue',
+    async () => {
+      const smtp = await silentServer();
+      const redis = new RedisProcess(await freePort());
+      await redis.start();
+      const app = await startAppProcess({ ...env(), SMTP_URL: smtp.url, REDIS_URL: redis.url });
+      try {
+        await createAccount(app);
+        await smtp.firstConnection;
+        redis.signal('SIGSTOP');
+        const signalledAt = Date.now();
+        process.kill(app.pid, 'SIGTERM');
+
+        const exited = await exitWithin(app, signalledAt, TIMEOUT_MS + EXIT_GRACE_MS);
+        expect(exited).toEqual({ code: 1, signal: null, afterMs: expect.any(Number) });
+        expect(app.output()).toContain(
+          `Shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${TIMEOUT_MS} ms), ` +
+            'waiting for BullJobQueue.beforeApplicationShutdown',
+        );
+      } finally {
+        if ((await exitWithin(app, Date.now(), 0)) === null) process.kill(app.pid, 'SIGKILL');
+        redis.signal('SIGCONT');
+        await redis.remove();
+        smtp.close();
+      }
+    },
+    120_000,
+  );
+
+  it('a thread that holds the exit (a file read that never returns): killed EXIT_GRACE_MS after the deadline', async () => {
+    // A FIFO at an upload's path: opening it blocks a thread of libuv's pool until a writer comes, as a read on a
+    // network mount that stopped answering does. process.exit() waits for that thread.
+    const uploads = mkdtempSync(join(tmpdir(), 'commerce-shutdown-'));
+    const path = '2026/01/0123456789abcdef0123456789abcdef.png';
+    mkdirSync(join(uploads, '2026/01'), { recursive: true });
+    execFileSync('mkfifo', [join(uploads, path)]);
+    const app = await startAppProcess({ ...env(), UPLOAD_DIR: uploads });
+    try {
+      const read = send(`${app.url}/api/v1/uploads/${path}`);
+      await eventually(() => waitingInFifoOpen(app.pid), { ms: 30_000 });
+      const signalledAt = Date.now();
+      process.kill(app.pid, 'SIGTERM');
+
+      const exited = await exitWithin(app, signalledAt, TIMEOUT_MS + EXIT_GRACE_MS + 5000);
+      expect(exited).toEqual({ code: null, signal: 'SIGKILL', afterMs: expect.any(Number) });
+      expect(exited!.afterMs).toBeGreaterThanOrEqual(TIMEOUT_MS + EXIT_GRACE_MS);
+      expect(app.output()).toContain(
+        `Shutdown did not finish within SHUTDOWN_TIMEOUT_MS (${TIMEOUT_MS} ms), ` +
+          'waiting for 1 HTTP requests on 1 connections, now cut',
+      );
+      expect(app.output()).toContain(
+        `The process did not end within ${TIMEOUT_MS + EXIT_GRACE_MS} ms of SIGTERM ` +
+          `(SHUTDOWN_DRAIN_MS + SHUTDOWN_TIMEOUT_MS + ${EXIT_GRACE_MS} ms): killed with SIGKILL`,
+      );
+      expect((await read).error).toBe('ECONNRESET');
+    } finally {
+      if ((await exitWithin(app, Date.now(), 0)) === null) process.kill(app.pid, 'SIGKILL');
+      rmSync(uploads, { recursive: true, force: true });
+    }
   }, 120_000);
 });

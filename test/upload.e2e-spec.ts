@@ -26,9 +26,9 @@ function binary(res: request.Response, done: (error: Error | null, body: Buffer)
   stream.on('end', () => done(null, Buffer.concat(chunks)));
 }
 
-/** Polls (for up to 3 s) until `condition` holds: for effects of a dropped connection, which no response reports. */
+/** Polls (for up to 10 s) until `condition` holds: for effects of a dropped connection, which no response reports. */
 async function eventually(condition: () => boolean, what: string): Promise<void> {
-  for (let attempt = 0; attempt < 150; attempt += 1) {
+  for (let attempt = 0; attempt < 500; attempt += 1) {
     if (condition()) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -56,6 +56,11 @@ export class RedisProcess {
     await exited;
   }
 
+  /** Sends the server a signal: SIGSTOP freezes it (connections stay open, nothing is answered), SIGCONT thaws it. */
+  signal(signal: NodeJS.Signals): void {
+    this.child?.kill(signal);
+  }
+
   /** Deletes what the stopped server had stored: its next start is an empty Redis. */
   clear(): void {
     for (const name of readdirSync(this.dir)) rmSync(join(this.dir, name), { recursive: true, force: true });

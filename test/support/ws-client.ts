@@ -189,9 +189,8 @@ export class UnresponsiveClient {
         `Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n` +
         `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\n\r\n`,
     );
-    for (let i = 0; i < 200 && !client.upgraded; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    const deadline = Date.now() + 10_000; // a busy machine can take seconds to answer
+    while (!client.upgraded && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     if (!client.upgraded) throw new Error('the handshake was not answered with 101');
     return client;
   }
