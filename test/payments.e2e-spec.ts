@@ -7,6 +7,7 @@ import { PaymentsService } from '../src/payments/payments.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { scrape } from './support/metrics.js';
 import { eventually } from './support/eventually.js';
+import { placeOrder } from './support/orders.js';
 import { createProduct } from './support/products.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -761,17 +762,7 @@ describe('payments across order expiry and two instances', () => {
   });
 
   const placeAndPay = async () => {
-    const orderId = (
-      await request(t.url)
-        .post('/api/v1/orders')
-        .auth(buyer.token, { type: 'bearer' })
-        .send({
-          items: [{ product_id: productId, quantity: 2 }],
-          shipping_address: '1 Main St',
-          payment_method: 'credit_card',
-        })
-        .expect(201)
-    ).body.data.id as number;
+    const orderId = (await placeOrder(t, buyer.token, [[productId, 2]]).expect(201)).body.data.id as number;
     const payment = (
       await request(t.url)
         .post(`/api/v1/orders/${orderId}/payments`)
@@ -901,17 +892,8 @@ describe('a payment never outlives its order: cancelling while the PaymentIntent
       stripe.onCreate(() => new Promise((resolve) => setTimeout(resolve, 300)));
       const outcomes = { paymentFirst: 0, cancelFirst: 0 };
       for (let round = 0; round < ROUNDS; round++) {
-        const orderId = (
-          await request(t.url)
-            .post('/api/v1/orders')
-            .auth(buyer.token, { type: 'bearer' })
-            .send({
-              items: [{ product_id: productId, quantity: 1 }],
-              shipping_address: '1 Main St',
-              payment_method: 'credit_card',
-            })
-            .expect(201)
-        ).body.data.id as number;
+        const orderId = (await placeOrder(t, buyer.token, [[productId, 1]]).expect(201)).body.data
+          .id as number;
         // The cancellation lands anywhere from before the payment row to during Stripe's create.
         const paying = request(t.url)
           .post(`/api/v1/orders/${orderId}/payments`)
