@@ -90,7 +90,7 @@ describe('a plain read after a row lock sees what the lock waited for', () => {
     expect(Number(n)).toBe(LIMIT);
   });
 
-  it(`${CONCURRENT} concurrent POST /carts/{id}/items of one unit of one product: one line of ${CONCURRENT} units`, async () => {
+  it(`a cart line of 1 unit, then ${CONCURRENT} concurrent POST /carts/{id}/items of 1 more: one line of ${CONCURRENT + 1} units`, async () => {
     // Adding to a cart reads the cart, locks its row, then reads the lines again to merge into an existing one.
     const product = await createProduct(t, admin.token, { stock: 100 });
     const created = await request(t.url).post('/api/v1/carts').expect(201);
