@@ -206,14 +206,18 @@ export class ${n.Singular} extends Timestamped {
   /** Never negative: CHK_${n.table}_quantity on both databases (see the migration). */
   @Column({ type: 'integer', default: 0 })
   quantity: number;
+
+  /** Null until it is published. Milliseconds kept on both databases (datetimeColumn in the migration). */
+  @Column({ name: 'published_at', type: 'datetime', precision: 3, nullable: true })
+  publishedAt: Date | null;
 }
 `;
 }
 
 function dtoFile(n) {
   return `import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsInt, IsString, Max, Min } from 'class-validator';
-import { CodePointLength, Optional } from '../../common/validation.js';
+import { IsInt, IsString, Max, Min, ValidateIf } from 'class-validator';
+import { CodePointLength, DateTime, Optional } from '../../common/validation.js';
 import type { ${n.Singular} } from '../${n.singular}.entity.js';
 
 export class Create${n.Singular}Dto {
@@ -222,12 +226,24 @@ export class Create${n.Singular}Dto {
   @CodePointLength(1, 200)
   name: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0, example: 3 })
+  // Defaults in descriptions, not as \`default\`: typed clients read a default as a field always sent.
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000_000, example: 3, description: 'Default: 0' })
   @Optional()
   @IsInt()
   @Min(0)
   @Max(1_000_000_000)
   quantity?: number;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-22T08:00:00.000Z',
+    description: 'With its time zone; null or absent: not published',
+  })
+  @ValidateIf((_object, value) => value !== undefined && value !== null)
+  @DateTime()
+  published_at?: string | null;
 }
 
 export class Update${n.Singular}Dto extends PartialType(Create${n.Singular}Dto, { skipNullProperties: false }) {}
@@ -236,6 +252,8 @@ export class ${n.Singular}ResponseDto {
   @ApiProperty({ type: 'integer', example: 7 }) id: number;
   @ApiProperty({ example: 'First ${n.word}' }) name: string;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: '2026-11-22T08:00:00.000Z' })
+  published_at: string | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
@@ -245,6 +263,7 @@ export function to${n.Singular}Response(${n.singularCamel}: ${n.Singular}): ${n.
     id: ${n.singularCamel}.id,
     name: ${n.singularCamel}.name,
     quantity: ${n.singularCamel}.quantity,
+    published_at: ${n.singularCamel}.publishedAt === null ? null : ${n.singularCamel}.publishedAt.toISOString(),
     created_at: ${n.singularCamel}.createdAt.toISOString(),
     updated_at: ${n.singularCamel}.updatedAt.toISOString(),
   };
@@ -279,7 +298,11 @@ export class ${n.Plural}Service implements ${n.Singular}Lookup {
   ) {}
 
   async create(dto: Create${n.Singular}Dto): Promise<${n.Singular}ResponseDto> {
-    const ${n.singularCamel} = this.${n.pluralCamel}.create({ name: dto.name, quantity: dto.quantity ?? 0 });
+    const ${n.singularCamel} = this.${n.pluralCamel}.create({
+      name: dto.name,
+      quantity: dto.quantity ?? 0,
+      publishedAt: dateOrNull(dto.published_at) ?? null,
+    });
     await this.transactions.run('create ${n.word}', (manager) => manager.insert(${n.Singular}, ${n.singularCamel}));
     return to${n.Singular}Response(await this.findOrFail(${n.singularCamel}.id));
   }
@@ -300,7 +323,9 @@ export class ${n.Plural}Service implements ${n.Singular}Lookup {
 
   async update(id: number, dto: Update${n.Singular}Dto): Promise<${n.Singular}ResponseDto> {
     const changes = Object.fromEntries(
-      Object.entries({ name: dto.name, quantity: dto.quantity }).filter(([, value]) => value !== undefined),
+      Object.entries({ name: dto.name, quantity: dto.quantity, publishedAt: dateOrNull(dto.published_at) }).filter(
+        ([, value]) => value !== undefined,
+      ),
     );
     const result = await this.transactions.run('update ${n.word}', (manager) =>
       manager.update(${n.Singular}, { id }, { ...changes, updatedAt: new Date() }),
@@ -320,6 +345,11 @@ export class ${n.Plural}Service implements ${n.Singular}Lookup {
     return ${n.singularCamel};
   }
 }
+
+/** A date-time field of a request as the column's value: undefined (absent) and null (cleared) kept as they are. */
+function dateOrNull(value: string | null | undefined): Date | null | undefined {
+  return value === undefined || value === null ? value : new Date(value);
+}
 `;
 }
 
@@ -335,6 +365,13 @@ import { PageQueryDto } from '../common/pagination.js';
 import { Create${n.Singular}Dto, ${n.Singular}ResponseDto, Update${n.Singular}Dto } from './dto/${n.singular}.dto.js';
 import { ${n.Plural}Service } from './${n.plural}.service.js';
 
+/**
+ * Every route is for admins. The reads are closed too until the module decides who may see its records: to let
+ * any signed-in user list and read them (only when every field of the response is meant for every user), remove
+ * \`@Roles('admin')\` and the 403 from the two GET routes, say "Any signed-in user" in their descriptions, and
+ * change the 403 expectations of the reads in the e2e test. Records of their own for each user are read with
+ * \`ownedBy(actor)\` in the query instead (docs/extending.md, Permissions).
+ */
 @ApiTags('${n.plural}')
 @ApiBearerAuth()
 @Controller('${n.plural}')
@@ -342,9 +379,10 @@ export class ${n.Plural}Controller {
   constructor(private readonly ${n.pluralCamel}: ${n.Plural}Service) {}
 
   @Get()
-  @ApiOperation({ summary: 'List ${n.words}', description: 'Any signed-in user. Order: id ascending.' })
+  @Roles('admin')
+  @ApiOperation({ summary: 'List ${n.words} (admin)', description: 'Order: id ascending.' })
   @ApiEnvelope(${n.Singular}ResponseDto, { list: true })
-  @ApiErrors(400, 401, 429, {
+  @ApiErrors(400, 401, 403, 429, {
     400: { field: 'page_size', rule: 'max', message: 'page_size must not be greater than 100' },
   })
   list(@Query() query: PageQueryDto): Promise<Paginated<${n.Singular}ResponseDto>> {
@@ -363,9 +401,10 @@ export class ${n.Plural}Controller {
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'Read a ${n.word}' })
+  @Roles('admin')
+  @ApiOperation({ summary: 'Read a ${n.word} (admin)' })
   @ApiEnvelope(${n.Singular}ResponseDto)
-  @ApiErrors(400, 401, 404, 429, { ...${idError}, 404: '${n.Word} 7 not found' })
+  @ApiErrors(400, 401, 403, 404, 429, { ...${idError}, 404: '${n.Word} 7 not found' })
   get(@IdParam() id: number): Promise<${n.Singular}ResponseDto> {
     return this.${n.pluralCamel}.get(id);
   }
@@ -425,7 +464,7 @@ export class ${n.Plural}Module {}
 function migrationFile(n, className) {
   return `import { MigrationInterface, QueryRunner, Table } from 'typeorm';
 import { addCheck } from '../check-constraints.js';
-import { timestampColumns } from '../timestamps.js';
+import { datetimeColumn, timestampColumns } from '../timestamps.js';
 
 export class ${className} implements MigrationInterface {
   name = '${className}';
@@ -438,6 +477,7 @@ export class ${className} implements MigrationInterface {
           { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
           { name: 'name', type: 'varchar', length: '200' },
           { name: 'quantity', type: 'integer', default: 0 },
+          datetimeColumn(queryRunner, 'published_at', { nullable: true }),
           ...timestampColumns(queryRunner, { softDelete: false }),
         ],
       }),
@@ -459,6 +499,15 @@ import request from 'supertest';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
+interface ${n.Singular}Data {
+  id: number;
+  name: string;
+  quantity: number;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 // Runs on SQLite, and on MariaDB/MySQL with a mysql:// TEST_DATABASE_URL.
 describe('${n.words}', () => {
   let t: TestApp;
@@ -466,14 +515,21 @@ describe('${n.words}', () => {
   let user: Account;
 
   const api = () => request(t.url);
-  const row = async (id: number) =>
-    (await t.dataSource.query('SELECT name, quantity FROM ${n.table} WHERE id = ?', [id]))[0] as
-      | { name: string; quantity: number }
-      | undefined;
+  /** The stored row; published_at as an ISO string (SQLite gives text, MySQL a Date). */
+  const row = async (id: number) => {
+    const [found] = await t.dataSource.query('SELECT name, quantity, published_at FROM ${n.table} WHERE id = ?', [id]);
+    if (found === undefined) return undefined;
+    const at = found.published_at as string | Date | null;
+    return {
+      name: found.name as string,
+      quantity: Number(found.quantity),
+      published_at: at === null ? null : new Date(typeof at === 'string' ? \`\${at.replace(' ', 'T')}Z\` : at).toISOString(),
+    };
+  };
   const count = async () => Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM ${n.table}'))[0].n);
   const create = async (body: object) =>
     (await api().post('/api/v1/${n.plural}').auth(admin.token, { type: 'bearer' }).send(body).expect(201)).body
-      .data as { id: number; name: string; quantity: number; created_at: string; updated_at: string };
+      .data as ${n.Singular}Data;
 
   beforeAll(async () => {
     t = await startTestApp(ADMIN_ENV);
@@ -509,21 +565,38 @@ describe('${n.words}', () => {
         id: expect.any(Number),
         name: 'First',
         quantity: 4,
+        published_at: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
       },
     });
-    expect(await row(res.body.data.id)).toEqual({ name: 'First', quantity: 4 });
+    expect(await row(res.body.data.id)).toEqual({ name: 'First', quantity: 4, published_at: null });
     expect(await count()).toBe(before + 1);
   });
 
-  it('GET one: any signed-in user reads it; unknown id 404; a malformed id 400 naming id', async () => {
+  it('published_at: stored to the millisecond, any time zone read back in UTC, cleared with null', async () => {
+    const created = await create({ name: 'Dated', published_at: '2026-11-22T09:30:15.123+01:00' });
+    expect(created.published_at).toBe('2026-11-22T08:30:15.123Z');
+    expect(await row(created.id)).toEqual({ name: 'Dated', quantity: 0, published_at: '2026-11-22T08:30:15.123Z' });
+    const cleared = await api()
+      .put(\`/api/v1/${n.plural}/\${created.id}\`)
+      .auth(admin.token, { type: 'bearer' })
+      .send({ published_at: null })
+      .expect(200);
+    expect(cleared.body.data.published_at).toBeNull();
+    expect(await row(created.id)).toEqual({ name: 'Dated', quantity: 0, published_at: null });
+  });
+
+  it('GET one: an admin reads it; a user 403 and no token 401; unknown id 404; a malformed id 400 naming id', async () => {
     const created = await create({ name: 'Readable' });
-    const res = await api().get(\`/api/v1/${n.plural}/\${created.id}\`).auth(user.token, { type: 'bearer' }).expect(200);
+    const res = await api().get(\`/api/v1/${n.plural}/\${created.id}\`).auth(admin.token, { type: 'bearer' }).expect(200);
     expect(res.body).toEqual({ code: 200, message: 'OK', data: created });
-    const missing = await api().get('/api/v1/${n.plural}/999999').auth(user.token, { type: 'bearer' }).expect(404);
+    const denied = await api().get(\`/api/v1/${n.plural}/\${created.id}\`).auth(user.token, { type: 'bearer' }).expect(403);
+    expect(denied.body).toEqual({ code: 403, message: 'Forbidden', data: { details: 'Insufficient permission' } });
+    await api().get(\`/api/v1/${n.plural}/\${created.id}\`).expect(401);
+    const missing = await api().get('/api/v1/${n.plural}/999999').auth(admin.token, { type: 'bearer' }).expect(404);
     expect(missing.body.data.details).toBe('${n.Word} 999999 not found');
-    const bad = await api().get('/api/v1/${n.plural}/abc').auth(user.token, { type: 'bearer' }).expect(400);
+    const bad = await api().get('/api/v1/${n.plural}/abc').auth(admin.token, { type: 'bearer' }).expect(400);
     expect(bad.body.data.errors).toEqual(
       expect.arrayContaining([expect.objectContaining({ field: 'id', rule: 'isInt' })]),
     );
@@ -538,6 +611,8 @@ describe('${n.words}', () => {
       [{ name: 'Ok', quantity: -1 }, 'quantity', 'min'],
       [{ name: 'Ok', quantity: 1.5 }, 'quantity', 'isInt'],
       [{ name: 'Ok', quantity: null }, 'quantity', expect.any(String)],
+      [{ name: 'Ok', published_at: 'yesterday' }, 'published_at', 'isDateTime'],
+      [{ name: 'Ok', published_at: '2026-11-22T08:00:00' }, 'published_at', 'isDateTime'],
       [{ name: 'Ok', unknown: 1 }, 'unknown', expect.any(String)],
     ] as const) {
       const res = await api().post('/api/v1/${n.plural}').auth(admin.token, { type: 'bearer' }).send(body).expect(400);
@@ -558,9 +633,9 @@ describe('${n.words}', () => {
       .auth(admin.token, { type: 'bearer' })
       .send({ quantity: 9 })
       .expect(200);
-    expect(res.body.data).toMatchObject({ id: created.id, name: 'Before', quantity: 9 });
+    expect(res.body.data).toMatchObject({ id: created.id, name: 'Before', quantity: 9, published_at: null });
     expect(Date.parse(res.body.data.updated_at)).toBeGreaterThan(Date.parse(created.updated_at));
-    expect(await row(created.id)).toEqual({ name: 'Before', quantity: 9 });
+    expect(await row(created.id)).toEqual({ name: 'Before', quantity: 9, published_at: null });
 
     await api()
       .put(\`/api/v1/${n.plural}/\${created.id}\`)
@@ -573,7 +648,7 @@ describe('${n.words}', () => {
       .send({ name: '' })
       .expect(400);
     expect(bad.body.data.errors).toEqual([expect.objectContaining({ field: 'name', rule: 'minLength' })]);
-    expect(await row(created.id)).toEqual({ name: 'Before', quantity: 9 });
+    expect(await row(created.id)).toEqual({ name: 'Before', quantity: 9, published_at: null });
     await api().put('/api/v1/${n.plural}/999999').auth(admin.token, { type: 'bearer' }).send({ quantity: 1 }).expect(404);
   });
 
@@ -587,15 +662,17 @@ describe('${n.words}', () => {
     await api().delete(\`/api/v1/${n.plural}/\${created.id}\`).auth(admin.token, { type: 'bearer' }).expect(404);
   });
 
-  it('GET list: pages in id order with meta; page_size above the maximum is a 400', async () => {
+  it('GET list: an admin pages in id order with meta; page_size above the maximum is a 400; a user 403', async () => {
     for (const name of ['Page A', 'Page B', 'Page C']) await create({ name });
     const total = await count();
     const ids: Array<{ id: number }> = await t.dataSource.query('SELECT id FROM ${n.table} ORDER BY id');
-    const res = await api().get('/api/v1/${n.plural}?page=2&page_size=2').auth(user.token, { type: 'bearer' }).expect(200);
+    const res = await api().get('/api/v1/${n.plural}?page=2&page_size=2').auth(admin.token, { type: 'bearer' }).expect(200);
     expect(res.body.meta).toEqual({ page: 2, page_size: 2, total, total_page: Math.ceil(total / 2) });
     expect(res.body.data.map((item: { id: number }) => item.id)).toEqual(ids.slice(2, 4).map(({ id }) => Number(id)));
-    const tooBig = await api().get('/api/v1/${n.plural}?page_size=101').auth(user.token, { type: 'bearer' }).expect(400);
+    const tooBig = await api().get('/api/v1/${n.plural}?page_size=101').auth(admin.token, { type: 'bearer' }).expect(400);
     expect(tooBig.body.data.errors).toEqual([expect.objectContaining({ field: 'page_size', rule: 'max' })]);
+    const denied = await api().get('/api/v1/${n.plural}').auth(user.token, { type: 'bearer' }).expect(403);
+    expect(denied.body.data).toEqual({ details: 'Insufficient permission' });
     await api().get('/api/v1/${n.plural}').expect(401);
   });
 
@@ -614,15 +691,18 @@ function docsFile(n) {
 <!-- Written by \`npm run generate:module ${n.plural}\`: replace with what the module is for and its rules. -->
 
 Stored in the \`${n.table}\` table (migration \`src/database/migrations/*-create-${n.plural}.ts\`; \`quantity\`
-is never negative, a CHECK on both databases).
+is never negative, a CHECK on both databases; \`published_at\` is null until set, to the millisecond).
 
-| Method and path                 | Who           | Answer                                                     |
-| ------------------------------- | ------------- | ---------------------------------------------------------- |
-| \`GET /api/v1/${n.plural}\`      | signed-in user | 200, a page in id order (\`page\`, \`page_size\`) with \`meta\` |
-| \`POST /api/v1/${n.plural}\`     | admin         | 201 with the new ${n.word}; 400 naming the field and rule   |
-| \`GET /api/v1/${n.plural}/:id\`  | signed-in user | 200; 404 when unknown                                      |
-| \`PUT /api/v1/${n.plural}/:id\`  | admin         | 200; partial, only the fields sent change; 404 when unknown |
-| \`DELETE /api/v1/${n.plural}/:id\` | admin       | 200 with \`data: null\`; 404 when unknown                   |
+Every route is for admins, the reads too: a user gets 403. Open the reads to signed-in users only once every
+field is meant for them (the controller says how).
+
+| Method and path                 | Who   | Answer                                                     |
+| ------------------------------- | ----- | ---------------------------------------------------------- |
+| \`GET /api/v1/${n.plural}\`      | admin | 200, a page in id order (\`page\`, \`page_size\`) with \`meta\` |
+| \`POST /api/v1/${n.plural}\`     | admin | 201 with the new ${n.word}; 400 naming the field and rule   |
+| \`GET /api/v1/${n.plural}/:id\`  | admin | 200; 404 when unknown                                      |
+| \`PUT /api/v1/${n.plural}/:id\`  | admin | 200; partial, only the fields sent change; 404 when unknown |
+| \`DELETE /api/v1/${n.plural}/:id\` | admin | 200 with \`data: null\`; 404 when unknown                   |
 
 Tests: \`npx jest test/${n.plural}.e2e-spec.ts\` (SQLite; with \`TEST_DATABASE_URL=mysql://...\` on MariaDB/MySQL).
 `;

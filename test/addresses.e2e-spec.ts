@@ -69,7 +69,7 @@ describe('address book (/me/addresses)', () => {
         phone: '+44 20 7946 0018',
       })
       .expect(201);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       code: 201,
       message: 'Created',
       data: {

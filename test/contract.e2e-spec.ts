@@ -96,11 +96,12 @@ describe('front-end contract: the served OpenAPI document', () => {
   });
 
   it("is the document of the SDK's types (packages/sdk/src/schema.ts), which a strict storefront compiles against", async () => {
-    // The SDK's generator on the document this server serves: exit 1 when the committed types differ.
+    // The SDK's generator on the document this server serves: exit 1 when the committed types differ, saying
+    // what to run. Its words are the failure.
     const checked = await run(process.execPath, [SDK_GENERATOR, '--check', '--from', documentPath]).catch(
-      (error: { code: number; stderr: string }) => error,
+      (error: { stderr: string }) => error,
     );
-    expect(checked).toMatchObject({ stderr: '' });
+    if (checked.stderr !== '') throw new Error(checked.stderr.trim());
     const compiled = await run(process.execPath, [
       bin('typescript/bin/tsc'),
       '--strict',
@@ -109,6 +110,30 @@ describe('front-end contract: the served OpenAPI document', () => {
       join(CONTRACT, 'tsconfig.json'),
     ]).catch((error: { stdout: string }) => error);
     expect(compiled.stdout).toBe('');
+  });
+
+  it('an endpoint the SDK does not know yet fails the check, saying what to run and where', async () => {
+    // Put first, so that it is the first difference whatever else the served document changes.
+    const changed = {
+      ...document,
+      paths: {
+        '/api/v1/a-new-route': { get: { responses: { 200: { description: 'OK' } } } },
+        ...document.paths,
+      },
+    };
+    const changedPath = join(GENERATED, 'openapi-changed.json');
+    writeFileSync(changedPath, JSON.stringify(changed));
+    const checked = await run(process.execPath, [SDK_GENERATOR, '--check', '--from', changedPath]).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(checked.code).toBe(1);
+    expect(checked.stderr.split('\n')).toEqual([
+      'SDK types are out of date: packages/sdk/src/schema.ts is not the OpenAPI document the service serves.',
+      'Run `npm run build:server && npm run generate -w @commerce/sdk` (or `npm run build`) and commit packages/sdk/src/schema.ts.',
+      expect.stringMatching(/^First difference, line \d+: committed .+, served "\/a-new-route": \{$/),
+      '',
+    ]);
   });
 
   it('puts no default on a request field (openapi-typescript would make the field required)', () => {

@@ -53,11 +53,13 @@ describe('domain events through the outbox', () => {
     Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM outbox_events WHERE type = ?', [type]))[0].n);
   const stockOf = async (id: number) =>
     Number((await t.dataSource.query('SELECT stock FROM products WHERE id = ?', [id]))[0].stock);
-  const ownerOf = (account: Account) => ({
-    id: account.id,
-    username: account.username,
-    email: `${account.username}@example.com`,
-  });
+  // The order owner summary: these fields (it may gain others).
+  const ownerOf = (account: Account) =>
+    expect.objectContaining({
+      id: account.id,
+      username: account.username,
+      email: `${account.username}@example.com`,
+    });
   const setStatus = (id: number, body: object) =>
     api().patch(`/api/v1/orders/${id}/status`).auth(admin.token, { type: 'bearer' }).send(body).expect(200);
   const cancel = (account: Account, id: number) =>
@@ -280,7 +282,7 @@ describe('domain events through the outbox', () => {
       const placed = await placeOrder(t, buyer.token, [[product.id, 3]]).expect(201);
       const order = placed.body.data;
       const items = [
-        {
+        expect.objectContaining({
           id: expect.any(Number),
           product_id: product.id,
           product_name: 'Teapot',
@@ -289,7 +291,7 @@ describe('domain events through the outbox', () => {
           variant_title: null,
           quantity: 3,
           price: 12.5,
-        },
+        }),
       ];
       const payload = (data: object) => ({
         userId: buyer.id,

@@ -18,12 +18,12 @@ describe('health: probes for orchestrators', () => {
 
   it('GET /health/live answers 200 without checking any dependency', async () => {
     const res = await request(t.url).get('/api/v1/health/live').expect(200);
-    expect(res.body).toEqual({ code: 200, message: 'OK', data: { status: 'ok' } });
+    expect(res.body).toMatchObject({ code: 200, message: 'OK', data: { status: 'ok' } });
   });
 
   it('GET /health/ready checks the database and reports Redis as disabled without REDIS_URL', async () => {
     const res = await request(t.url).get('/api/v1/health/ready').expect(200);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       code: 200,
       message: 'OK',
       data: { status: 'ok', database: 'up', redis: 'disabled' },
@@ -32,7 +32,8 @@ describe('health: probes for orchestrators', () => {
 
   it('GET /health keeps its answer', async () => {
     const res = await request(t.url).get('/api/v1/health').expect(200);
-    expect(res.body.data).toEqual({ status: 'ok', database: 'up' });
+    // The seed's fields (an answer may add others).
+    expect(res.body.data).toMatchObject({ status: 'ok', database: 'up' });
   });
 
   it('readiness answers a 500 envelope naming `draining` once shutdown has begun; liveness stays 200', async () => {

@@ -97,7 +97,7 @@ describe('product images, slugs, id batches and search over variants', () => {
         [c, 'Back', 2],
       ]);
       const list = await asAdmin(api().get(`/api/v1/products?ids=${res.body.data.id}`)).expect(200);
-      expect(list.body.data[0].images).toEqual(expected);
+      expect(list.body.data[0].images).toMatchObject(expected);
     });
 
     it('a product without images has images [] and image ""', async () => {

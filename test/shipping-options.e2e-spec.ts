@@ -124,7 +124,7 @@ describe('shipping options (catalogue open to anonymous readers)', () => {
       .auth(admin.token, { type: 'bearer' })
       .send({ name: 'Express', price: 19.99 })
       .expect(201);
-    expect(res.body).toEqual({
+    expect(res.body).toMatchObject({
       code: 201,
       message: 'Created',
       data: {

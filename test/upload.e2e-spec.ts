@@ -94,7 +94,7 @@ describe('upload', () => {
 
       const now = new Date();
       const month = `${now.getUTCFullYear()}/${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
-      expect(res.body).toEqual({
+      expect(res.body).toMatchObject({
         code: 200,
         message: 'OK',
         data: {

@@ -93,7 +93,7 @@ describe('product options and variants', () => {
       .auth(admin.token, { type: 'bearer' })
       .send({ name: 'Mug', price: 5, category_id: 1, options: [{ name: 'Volume', values: ['250', '400'] }] })
       .expect(201);
-    expect(created.body.data.options).toEqual([{ name: 'Volume', values: ['250', '400'] }]);
+    expect(created.body.data.options).toMatchObject([{ name: 'Volume', values: ['250', '400'] }]);
     expect(created.body.data.variants).toEqual([]);
   });
 

@@ -102,7 +102,7 @@ describe('webhooks', () => {
         .send({ url: `${receiver.url}/crud`, events: ['order.created', 'order.created'], description: 'ERP' })
         .expect(201);
       const created = res.body.data;
-      expect(res.body).toEqual({
+      expect(res.body).toMatchObject({
         code: 201,
         message: 'Created',
         data: {
@@ -235,7 +235,7 @@ describe('webhooks', () => {
       expect(hasValidSignature(products.secret, created)).toBe(false);
 
       const settledAll = await settled(all.id, 2);
-      expect(settledAll.find((delivery) => delivery.event_type === 'order.created')).toEqual({
+      expect(settledAll.find((delivery) => delivery.event_type === 'order.created')).toMatchObject({
         id: expect.any(Number),
         event_id: body.id,
         event_type: 'order.created',
@@ -398,7 +398,7 @@ describe('webhooks', () => {
       await placeOrder(t, user.token, [[product.id, 1]]).expect(201);
       const requests = await receiver.waitFor('/failing', 3);
       const [delivery] = await settled(endpoint.id, 1);
-      expect(delivery).toEqual({
+      expect(delivery).toMatchObject({
         id: expect.any(Number),
         event_id: JSON.parse(requests[0].body).id,
         event_type: 'order.created',

@@ -42,8 +42,8 @@ export function loadConfig(env = process.env) {
 }
 
 /**
- * The same pool options as the service's TypeORM driver: utf8mb4, UTC, numbers for BIGINT, no stack capture
- * per query (`trace: false`), the same size.
+ * The same pool options as the service's TypeORM driver: utf8mb4, UTC, READ COMMITTED, numbers for BIGINT, no
+ * stack capture per query (`trace: false`), the same size.
  */
 export function createPool(config) {
   const url = config.databaseUrl;
@@ -63,6 +63,7 @@ export function createPool(config) {
   });
   pool.pool.on('connection', (connection) => {
     connection.query("SET time_zone = '+00:00'");
+    connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED');
   });
   return pool;
 }

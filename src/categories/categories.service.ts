@@ -190,7 +190,7 @@ export class CategoriesService implements CategoryDirectory {
         return Number(result.identifiers[0].id);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        // A locking read sees the other transaction's committed row (MySQL's plain reads see the snapshot).
+        // The same id inserted meanwhile by another transaction, whose commit ended this insert's wait.
         if (row.id !== undefined && (await this.exists(tx, row.id, true))) return null;
       }
     }

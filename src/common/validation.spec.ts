@@ -5,6 +5,7 @@ import { Type } from 'class-transformer';
 import {
   CodePointLength,
   codePointLength,
+  DateTime,
   NoInvisibleCharacters,
   NormalizedIdentifier,
   Optional,
@@ -107,5 +108,43 @@ describe('RequestValidationPipe: unknown fields', () => {
     await expect(
       pipe.transform({ name: 'a', lines: [{ quantity: 1 }] }, { type: 'body', metatype: Form }),
     ).resolves.toEqual({ name: 'a', lines: [{ quantity: 1 }] });
+  });
+});
+
+describe('DateTime', () => {
+  it('takes RFC 3339 with a zone and at most milliseconds, a real day, in the years 1000 to 9999 in UTC', async () => {
+    class Dated {
+      @DateTime() at: string;
+    }
+    const ruleOf = async (at: unknown) =>
+      toFieldErrors(await validate(plainToInstance(Dated, { at }), { forbidUnknownValues: false }))[0]?.rule;
+    for (const at of [
+      '2026-11-22T08:00:00Z',
+      '2026-11-22T08:00:00.123Z',
+      '2026-11-22T08:00:00.5+02:00',
+      '2028-02-29T23:59:59-11:30',
+      '1000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999Z',
+    ]) {
+      expect({ at, rule: await ruleOf(at) }).toEqual({ at, rule: undefined });
+    }
+    for (const at of [
+      '2026-11-22',
+      '2026-11-22T08:00:00',
+      '2026-11-22 08:00:00Z',
+      '2026-11-22T08:00Z',
+      '2026-11-22T08:00:00.1234Z',
+      '2026-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-11-22T24:00:00Z',
+      '0999-12-31T23:59:59Z',
+      '1000-01-01T00:30:00+01:00',
+      '9999-12-31T23:00:00-05:00',
+      'yesterday',
+      1_764_000_000_000,
+      null,
+    ]) {
+      expect({ at, rule: await ruleOf(at) }).toEqual({ at, rule: 'isDateTime' });
+    }
   });
 });

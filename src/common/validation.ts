@@ -13,7 +13,14 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { Transform } from 'class-transformer';
-import { buildMessage, ValidateBy, ValidateIf, ValidationError, ValidatorOptions } from 'class-validator';
+import {
+  buildMessage,
+  isISO8601,
+  ValidateBy,
+  ValidateIf,
+  ValidationError,
+  ValidatorOptions,
+} from 'class-validator';
 
 /** One problem of a refused request: `field` is a path (`items.0.quantity`), "" for the request as a whole. */
 export interface FieldError {
@@ -245,6 +252,36 @@ export const NoInvisibleCharacters = () =>
       validate: (value: unknown) => typeof value === 'string' && !INVISIBLE.test(value),
       defaultMessage: buildMessage(
         (prefix) => `${prefix}$property must not contain control, zero-width or other invisible characters`,
+      ),
+    },
+  });
+
+/** RFC 3339 with its zone, at most milliseconds; isISO8601 (strict) then refuses days a month lacks. */
+const DATE_TIME =
+  /^\d{4}-\d\d-\d\dT([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,3})?(Z|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
+/** MySQL's DATETIME range, in UTC (SQLite stores any). */
+const DATE_TIME_MIN = Date.UTC(1000, 0, 1);
+const DATE_TIME_END = Date.UTC(10000, 0, 1);
+
+/**
+ * A date-time as the API writes them, `2026-11-22T08:00:00.000Z` (RFC 3339: a time zone is required, `Z` or
+ * `+02:00`), at most to the millisecond, in the years 1000 to 9999 once in UTC, which both databases store
+ * (rule `isDateTime`). The service reads it with `new Date(value)`.
+ */
+export const DateTime = () =>
+  ValidateBy({
+    name: 'isDateTime',
+    validator: {
+      validate: (value: unknown) => {
+        if (typeof value !== 'string' || !DATE_TIME.test(value) || !isISO8601(value, { strict: true })) {
+          return false;
+        }
+        const at = Date.parse(value);
+        return at >= DATE_TIME_MIN && at < DATE_TIME_END;
+      },
+      defaultMessage: buildMessage(
+        (prefix) =>
+          `${prefix}$property must be a date-time with a time zone, e.g. 2026-11-22T08:00:00.000Z, in the years 1000 to 9999`,
       ),
     },
   });

@@ -13,13 +13,22 @@ export interface MysqlTimeouts {
 
 type Callback = (error: Error | null, ...results: unknown[]) => void;
 
+/** Run on every new connection before its first query (in order; a failure discards the connection). */
+const SESSION_SETTINGS = [
+  "SET time_zone = '+00:00'",
+  'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',
+];
+
 const timeoutError = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 /**
  * mysql2 as TypeORM uses it, with what mysql2 3.x lacks or gets wrong for a database that stops
  * answering (measured with a SIGSTOPped MariaDB):
  * - every pooled connection switched to UTC before its first query, so that CURRENT_TIMESTAMP
- *   defaults and the driver's `timezone: 'Z'` agree whatever the server's zone is;
+ *   defaults and the driver's `timezone: 'Z'` agree whatever the server's zone is, and to READ COMMITTED, so
+ *   that each plain read of a transaction sees what was committed before it: a read made after waiting for a
+ *   row lock sees the change the lock waited for (at the servers' default, REPEATABLE READ, it would see the
+ *   snapshot of the transaction's first read; docs/extending.md#reads-after-a-lock);
  * - an acquire timeout: mysql2's pool has none (TypeORM's `acquireTimeout` is ignored with a warning),
  *   so a request waited for a free connection as long as the database stayed silent;
  * - a query timeout that also discards the connection: mysql2's own `timeout` fails the query but
@@ -39,9 +48,11 @@ export function mysqlDriver(timeouts: MysqlTimeouts) {
         // emitter, and a require() to resolve): about a tenth of an order's CPU. One wrapper per connection.
         const promised = connection.promise();
         connection.promise = () => promised;
-        connection.query("SET time_zone = '+00:00'", (error: Error | null) => {
-          if (error !== null) connection.destroy();
-        });
+        for (const setting of SESSION_SETTINGS) {
+          connection.query(setting, (error: Error | null) => {
+            if (error !== null) connection.destroy();
+          });
+        }
       });
       const getConnection = pool.getConnection.bind(pool);
       pool.getConnection = (callback: Parameters<typeof getConnection>[0]) => {

@@ -1,24 +1,8 @@
-import { placeholders } from '../database/raw-query.js';
-
 /**
- * The statements of placing an order, written out once instead of built by TypeORM per call (see
- * product-statements.ts), in the text both SQLite and MySQL/MariaDB accept.
+ * The statements of placing and changing an order, written out once instead of built by TypeORM per call (see
+ * product-statements.ts), in the text both SQLite and MySQL/MariaDB accept. The INSERTs of the order and its
+ * items are written from the entities' columns (`insertEntity`, `insertEntities` in src/database/raw-query.ts).
  */
-export const INSERT_ORDER =
-  'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, status, payment_status, ' +
-  'shipping_address, shipping_address_details, payment_method, idempotency_key, request_hash, order_token_hash, ' +
-  `cart_id, created_at, updated_at) VALUES (${placeholders(16)})`;
-
-const ITEM_COLUMNS =
-  'order_id, product_id, product_name, unit_price_cents, quantity, variant_id, sku, variant_title';
-const insertItems: string[] = [];
-/** The multi-row INSERT of `count` order items, built once per count. */
-export function insertItemsOf(count: number): string {
-  insertItems[count] ??=
-    `INSERT INTO order_items (${ITEM_COLUMNS}) VALUES ` +
-    new Array(count).fill(`(${placeholders(8)})`).join(', ');
-  return insertItems[count];
-}
 
 /** ORDER_MAX_PENDING_PER_USER: the user's pending orders (index `IDX_orders_user_status`). */
 export const PENDING_OF_USER =

@@ -15,7 +15,7 @@ import { type FieldError, fieldError, ValidationFailedException } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { insertRow } from '../database/raw-query.js';
+import { insertEntities, insertEntity } from '../database/raw-query.js';
 import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
@@ -44,8 +44,6 @@ import {
 } from './dto/order.dto.js';
 import {
   CANCEL_LIVE_PAYMENT,
-  INSERT_ORDER,
-  insertItemsOf,
   MANUAL_PAYMENT_PAID,
   ORDERS_WITH_PAYMENT_IN_FLIGHT,
   PAYMENT_IN_FLIGHT,
@@ -204,13 +202,13 @@ export class OrdersService implements OrderHistory {
    */
   private async place(manager: EntityManager, order: Order, items: StockRequest[]): Promise<OrderItem[]> {
     const claimsFirst = order.idempotencyKey !== null || order.cartId !== null;
-    if (claimsFirst) order.id = await insertOrder(manager, order);
+    if (claimsFirst) order.id = await insertEntity(manager, Order, order);
     const reserved = await this.products.reserveStock(manager, items);
     if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
     order.totalCents =
       order.shippingTotalCents +
       items.reduce((sum, item, i) => sum + reserved[i].priceCents * item.quantity, 0);
-    if (!claimsFirst) order.id = await insertOrder(manager, order);
+    if (!claimsFirst) order.id = await insertEntity(manager, Order, order);
     else {
       // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
       await manager.update(
@@ -219,20 +217,21 @@ export class OrdersService implements OrderHistory {
         { totalCents: order.totalCents, updatedAt: order.updatedAt },
       );
     }
-    await manager.query(
-      insertItemsOf(items.length),
-      items.flatMap((item, i) => {
+    await insertEntities(
+      manager,
+      OrderItem,
+      items.map((item, i) => {
         const line = reserved[i];
-        return [
-          order.id,
-          line.productId,
-          line.name,
-          line.priceCents,
-          item.quantity,
-          line.variantId,
-          line.sku,
-          line.variantTitle,
-        ];
+        return {
+          orderId: order.id,
+          productId: line.productId,
+          productName: line.name,
+          unitPriceCents: line.priceCents,
+          quantity: item.quantity,
+          variantId: line.variantId,
+          sku: line.sku,
+          variantTitle: line.variantTitle,
+        };
       }),
     );
     const written = await this.itemsOf(manager, order.id);
@@ -577,28 +576,6 @@ export class OrdersService implements OrderHistory {
       await this.events.publish(tx, 'order.refunded', payload);
     }
   }
-}
-
-/** Inserts an order and gives its id. */
-function insertOrder(manager: EntityManager, order: Order): Promise<number> {
-  return insertRow(manager, INSERT_ORDER, [
-    order.orderNumber,
-    order.userId,
-    order.email,
-    order.totalCents,
-    order.shippingTotalCents,
-    order.status,
-    order.paymentStatus,
-    order.shippingAddress,
-    order.shippingAddressDetails === null ? null : JSON.stringify(order.shippingAddressDetails),
-    order.paymentMethod,
-    order.idempotencyKey,
-    order.requestHash,
-    order.orderTokenHash,
-    order.cartId,
-    sqlDatetime(order.createdAt),
-    sqlDatetime(order.updatedAt),
-  ]);
 }
 
 function ownerOrGuest(order: Order): OrderOwnerDto | null {

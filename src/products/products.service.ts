@@ -114,7 +114,6 @@ export class ProductsService implements ProductCatalog {
         if (dto.slug === undefined) {
           // The catalogue's generation row first: concurrent creates then choose their slugs one after the
           // other, each seeing the ones committed before (uploads are locked before it by every product write).
-          // Before any other read: on MySQL the first plain read fixes the snapshot the slugs are read from.
           await ProductListTotals.catalogChanged(manager);
           product.slug = await this.freeSlugFor(manager, slugify(dto.name, 'product'));
         } else {
@@ -302,8 +301,8 @@ export class ProductsService implements ProductCatalog {
         else if (dto.image !== undefined && dto.image !== '') {
           await this.holdImages(manager, [{ url: dto.image, alt: '' }], 'image');
         }
-        // The row locked before any plain read (on MySQL the first one fixes the snapshot the event's product
-        // detail is read from); the stock before tells whether this change brings the product back in stock.
+        // The row locked first, so that the event's product detail is read after any concurrent change of it;
+        // the stock before tells whether this change brings the product back in stock.
         const stockBefore = await this.lockedStock(manager, id);
         if (dto.category_id !== undefined) await this.categories.ensureForProduct(manager, dto.category_id);
         const result = await manager.update(

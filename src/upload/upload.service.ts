@@ -247,8 +247,8 @@ export class UploadService implements UploadHolds {
   }
 
   /**
-   * Deletes the row only while no product uses the file (on MySQL the subquery is a locking read, so it sees
-   * a product write that committed while this statement waited for the row).
+   * Deletes the row only while no product uses the file. Called with the row locked (`lockRow`), which every
+   * product write that shows the file locks first: the subquery sees each such write that committed meanwhile.
    */
   private async deleteRowIfUnused(
     manager: EntityManager,

@@ -87,16 +87,33 @@ export async function servedDocument() {
   }
 }
 
+/**
+ * What --check prints when the committed types are not the served document's: what to run, and the first line
+ * that differs. The generator reads the built service, hence the build first.
+ */
+export function outOfDate(committed, source) {
+  const was = committed.split('\n');
+  const now = source.split('\n');
+  let line = 0;
+  while (line < was.length && line < now.length && was[line] === now[line]) line++;
+  const shown = (text) => (text === undefined ? '(end of file)' : text.trim());
+  return (
+    'SDK types are out of date: packages/sdk/src/schema.ts is not the OpenAPI document the service serves.\n' +
+    'Run `npm run build:server && npm run generate -w @commerce/sdk` (or `npm run build`) and commit ' +
+    'packages/sdk/src/schema.ts.\n' +
+    `First difference, line ${line + 1}: committed ${shown(was[line])}, served ${shown(now[line])}`
+  );
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const from = process.argv.indexOf('--from');
   const document =
     from === -1 ? await servedDocument() : JSON.parse(readFileSync(process.argv[from + 1], 'utf8'));
   const source = await schemaSource(document);
   if (process.argv.includes('--check')) {
-    if (readFileSync(SCHEMA_FILE, 'utf8') !== source) {
-      console.error(
-        'packages/sdk/src/schema.ts is not the served document: run `npm run generate -w @commerce/sdk`',
-      );
+    const committed = readFileSync(SCHEMA_FILE, 'utf8');
+    if (committed !== source) {
+      console.error(outOfDate(committed, source));
       process.exit(1);
     }
   } else {
