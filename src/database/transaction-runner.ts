@@ -57,6 +57,8 @@ export function observeLockRetries(listener: LockRetryListener): () => void {
  * - MySQL/MariaDB: a deadlock or lock-wait timeout rolls the work back and runs it again (up to 5 times).
  *   Each retry is logged at warn with the work's purpose and counted (commerce_transaction_retries_total):
  *   a retry under ordinary load usually means a write order to fix (docs/extending.md#lock-retries).
+ *   The connections run at READ COMMITTED (mysql-driver.ts): a plain read sees what was committed before it,
+ *   so a read after a row lock sees the change the lock waited for (docs/extending.md#reads-after-a-lock).
  * - SQLite: TypeORM shares one connection, so a transaction left open across `await`s would absorb
  *   other requests' writes; transactions and the writes routed here therefore run one at a time.
  */
