@@ -155,8 +155,8 @@ describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT (the built service as a proce
       expect.arrayContaining(['START', 'UPDATE', 'INSERT', 'INSERT', 'COMMIT']),
     );
     expect(statements.some((sql) => /^UPDATE products SET stock = stock - /.test(sql))).toBe(true);
-    expect(statements.some((sql) => /^INSERT INTO orders \(/.test(sql))).toBe(true);
-    expect(statements.some((sql) => /^INSERT INTO order_items \(/.test(sql))).toBe(true);
+    expect(statements.some((sql) => /^INSERT INTO `?orders`? \(/.test(sql))).toBe(true);
+    expect(statements.some((sql) => /^INSERT INTO `?order_items`? \(/.test(sql))).toBe(true);
     const ids = new Set(spans.map((s) => s.spanId));
     for (const query of queries) expect(ids.has(query.parentSpanId!)).toBe(true);
   });
