@@ -579,7 +579,9 @@ describe('webhooks to non-public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)'
   });
 
   // URLs of the webhook shape (http, no user name) that the WHATWG URL parser, which the deliveries use, refuses.
-  const UNPARSABLE: Array<[url: string, message: string]> = [
+  // Its verdict on internationalized names differs between Node.js versions (Node 24's accepts an xn-- label that
+  // does not decode, and the host then fails the address check instead): the cases are the ones it refuses here.
+  const REFUSED_BY_SOME_PARSER: Array<[url: string, message: string]> = [
     [
       'http://xn--localhost:8080/hook',
       'url host xn--localhost is not a valid internationalized domain name: xn--localhost does not decode',
@@ -595,6 +597,20 @@ describe('webhooks to non-public addresses (WEBHOOK_ALLOW_PRIVATE_NETWORKS off)'
     ],
     ['http://\u00ad/hook', 'url host \u00ad is not a valid host name'],
   ];
+  const UNPARSABLE = REFUSED_BY_SOME_PARSER.filter(([url]) => !URL.canParse(url));
+
+  it.each(REFUSED_BY_SOME_PARSER)(
+    'registration of %s is a 400 naming url on every Node.js version, never a 500; nothing written',
+    async (url) => {
+      const res = await request(t.url)
+        .post('/api/v1/admin/webhooks')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ url, events: ['*'] })
+        .expect(400);
+      expect(res.body.data.errors).toEqual([expect.objectContaining({ field: 'url' })]);
+      expect(Number((await t.dataSource.query('SELECT COUNT(*) AS n FROM webhooks'))[0].n)).toBe(0);
+    },
+  );
 
   it.each(UNPARSABLE)(
     'registration refuses %s, which the URL parser of the deliveries refuses: 400 naming url and isUrl, nothing written',
