@@ -129,6 +129,16 @@ function succeededEvent(intent: Record<string, unknown>) {
   return stripeEvent('payment_intent.succeeded', { ...intent, status: 'succeeded', amount_received: 2500 });
 }
 
+/** The settings of a service whose card payments go to the fake Stripe at `url`. */
+function stripeEnv(url: string) {
+  return {
+    PAYMENT_PROVIDERS: 'credit_card:stripe',
+    STRIPE_SECRET_KEY: 'sk_test_service',
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_URL: url,
+  };
+}
+
 function sendWebhook(t: TestApp, payload: string, header?: string) {
   return request(t.url)
     .post('/api/v1/payments/stripe/webhook')
@@ -152,10 +162,7 @@ describe('payments through Stripe and the manual provider', () => {
     stripe = await startFakeStripe();
     t = await startTestApp({
       ...ADMIN_ENV,
-      PAYMENT_PROVIDERS: 'credit_card:stripe',
-      STRIPE_SECRET_KEY: 'sk_test_service',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_URL: stripe.url,
+      ...stripeEnv(stripe.url),
       PAYMENT_RECONCILE_AFTER: '1',
     });
     admin = await loginAdmin(t);
@@ -737,10 +744,7 @@ describe('payments across order expiry and two instances', () => {
   let productId: number;
   const env = () => ({
     ...ADMIN_ENV,
-    PAYMENT_PROVIDERS: 'credit_card:stripe',
-    STRIPE_SECRET_KEY: 'sk_test_service',
-    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-    STRIPE_API_URL: stripe.url,
+    ...stripeEnv(stripe.url),
     // Expiry is run by the test itself, below.
     ORDER_PENDING_TTL: '1',
     ORDER_EXPIRY_INTERVAL: '1h',
@@ -842,10 +846,7 @@ describe('a payment never outlives its order: cancelling while the PaymentIntent
     stripe = await startFakeStripe();
     t = await startTestApp({
       ...ADMIN_ENV,
-      PAYMENT_PROVIDERS: 'credit_card:stripe',
-      STRIPE_SECRET_KEY: 'sk_test_service',
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_URL: stripe.url,
+      ...stripeEnv(stripe.url),
       ORDER_PENDING_TTL: '1',
       ORDER_EXPIRY_INTERVAL: '1h',
       ORDER_MAX_PENDING_PER_USER: '1000',

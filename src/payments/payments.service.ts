@@ -10,6 +10,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { AuthUser } from '../auth/auth-user.js';
 import { In, IsNull, LessThan, Not, Repository } from 'typeorm';
+import { toCents } from '../common/money.js';
 import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -258,7 +259,7 @@ export class PaymentsService implements OnModuleInit {
     const payment = await this.payments.findOne({ where: { orderId, status: In(REFUNDABLE) } });
     if (payment === null) throw new BadRequestException(`Order ${orderId} has no paid payment to refund`);
     const refundable = payment.amountCents - payment.refundedCents;
-    const amountCents = dto.amount === undefined ? refundable : Math.round(dto.amount * 100);
+    const amountCents = dto.amount === undefined ? refundable : toCents(dto.amount);
     if (amountCents > refundable) {
       throw fieldError(
         'amount',
