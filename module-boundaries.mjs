@@ -25,6 +25,9 @@ export const publicSurface = {
   addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
   'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
   carts: ['carts.module'],
+  regions: ['regions.module', 'region-directory'],
+  taxes: ['taxes.module', 'tax-provider'],
+  pricing: ['pricing.module', 'calculator', 'document-pricing', 'adjusters', 'dto/priced.dto'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

@@ -29,6 +29,9 @@ import { UploadModule } from './upload/upload.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { AddressesModule } from './addresses/addresses.module.js';
 import { ShippingOptionsModule } from './shipping-options/shipping-options.module.js';
+import { RegionsModule } from './regions/regions.module.js';
+import { TaxesModule } from './taxes/taxes.module.js';
+import { PricingModule } from './pricing/pricing.module.js';
 
 @Module({})
 export class AppModule {
@@ -46,6 +49,9 @@ export class AppModule {
         RateLimitModule,
         HealthModule,
         AuthModule,
+        RegionsModule,
+        TaxesModule,
+        PricingModule,
         SessionsModule,
         UploadModule,
         UsersModule,

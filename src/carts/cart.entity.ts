@@ -36,6 +36,10 @@ export class Cart extends Timestamped {
 
   @Column({ name: 'shipping_option_id', type: 'integer', nullable: true })
   shippingOptionId: number | null;
+
+  /** The region the cart is priced in; null: the default region. */
+  @Column({ name: 'region_id', type: 'integer', nullable: true })
+  regionId: number | null;
 }
 
 @Entity('cart_items')

@@ -1,7 +1,9 @@
 import { Cart, CartItem } from '../carts/cart.entity.js';
 import { Category } from '../categories/category.entity.js';
 import { AccountToken } from '../auth/account-token.entity.js';
-import { OrderItem } from '../orders/order-item.entity.js';
+import { OrderAdjustment, OrderItem, OrderTaxLine } from '../orders/order-item.entity.js';
+import { Region, RegionCountry } from '../regions/region.entity.js';
+import { TaxRateRow } from '../taxes/tax-rate.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
@@ -31,4 +33,9 @@ export const entities: Array<new () => object> = [
   ShippingOption,
   Cart,
   CartItem,
+  OrderTaxLine,
+  OrderAdjustment,
+  Region,
+  RegionCountry,
+  TaxRateRow,
 ];

@@ -7,3 +7,15 @@ export function jsonText<T>(): ValueTransformer {
     from: (text: string | null) => (text === null ? null : (JSON.parse(text) as T)),
   };
 }
+
+/** A DECIMAL column read as a number (MySQL/MariaDB answer a string, SQLite a number). */
+export const decimalNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value === null ? null : Number(value)),
+};
+
+/** A BIGINT column of minor units read as a number (mysql2 answers a string past 2^53 only). */
+export const bigintNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value === null ? null : Number(value)),
+};

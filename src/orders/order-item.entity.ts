@@ -1,4 +1,5 @@
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryGeneratedColumn, type Relation } from 'typeorm';
+import { bigintNumber, decimalNumber } from '../database/json-column.js';
 import { Order } from './order.entity.js';
 
 @Entity('order_items')
@@ -20,7 +21,7 @@ export class OrderItem {
   @Column({ name: 'product_name', type: 'varchar', length: 200 })
   productName: string;
 
-  /** The product's price when the order was placed, in cents. */
+  /** The unit price when the order was placed, in minor units of the order's currency. */
   @Column({ name: 'unit_price_cents', type: 'integer' })
   unitPriceCents: number;
 
@@ -36,4 +37,74 @@ export class OrderItem {
 
   @Column({ name: 'variant_title', type: 'varchar', length: 200, nullable: true })
   variantTitle: string | null;
+
+  @Column({ name: 'tax_class', type: 'varchar', length: 32, default: 'standard' })
+  taxClass: string;
+
+  /** The calculator's amounts of the line, in minor units: its discounts, its taxes and what it costs. */
+  @Column({ name: 'discount_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  discountTotalMinor: number;
+
+  @Column({ name: 'tax_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  taxTotalMinor: number;
+
+  @Column({ name: 'total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  totalMinor: number;
+}
+
+/** A tax of an order's item, or of its shipping (`orderItemId` null), as the calculator gave it. */
+@Entity('order_tax_lines')
+export class OrderTaxLine {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'order_id', type: 'integer' })
+  orderId: number;
+
+  @ManyToOne(() => Order, (order) => order.taxLines, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'order_id' })
+  order?: Relation<Order>;
+
+  @Column({ name: 'order_item_id', type: 'integer', nullable: true })
+  orderItemId: number | null;
+
+  @Column({ type: 'varchar', length: 64 })
+  code: string;
+
+  @Column({ type: 'varchar', length: 100 })
+  name: string;
+
+  @Column({ type: 'decimal', precision: 9, scale: 4, transformer: decimalNumber })
+  rate: number;
+
+  @Column({ name: 'amount_minor', type: 'bigint', transformer: bigintNumber })
+  amountMinor: number;
+}
+
+/** A discount of an order's item, or of its shipping (`orderItemId` null), and the adjuster it came from. */
+@Entity('order_adjustments')
+export class OrderAdjustment {
+  @PrimaryGeneratedColumn()
+  id: number;
+
+  @Column({ name: 'order_id', type: 'integer' })
+  orderId: number;
+
+  @ManyToOne(() => Order, (order) => order.adjustments, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'order_id' })
+  order?: Relation<Order>;
+
+  @Column({ name: 'order_item_id', type: 'integer', nullable: true })
+  orderItemId: number | null;
+
+  /** What the shopper sees (a promotion's code or name). */
+  @Column({ type: 'varchar', length: 64 })
+  code: string;
+
+  /** The adjuster that gave it (its `name`). */
+  @Column({ type: 'varchar', length: 64 })
+  source: string;
+
+  @Column({ name: 'amount_minor', type: 'bigint', transformer: bigintNumber })
+  amountMinor: number;
 }

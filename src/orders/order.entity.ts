@@ -1,8 +1,8 @@
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
-import { jsonText } from '../database/json-column.js';
+import { bigintNumber, jsonText } from '../database/json-column.js';
 import { Timestamped } from '../database/timestamped.js';
 import type { AccountSummary } from '../users/user-accounts.js';
-import { OrderItem } from './order-item.entity.js';
+import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import type { OrderStatus, PaymentStatus } from './order-status.js';
 import type { ShippingAddressDetails } from './order-history.js';
 
@@ -22,7 +22,7 @@ export class Order extends Timestamped {
   @Column({ type: 'varchar', length: 254, nullable: true })
   email: string | null;
 
-  /** Exact sum of unit price x quantity, in cents. */
+  /** The order's `total` in minor units of its currency (the column kept its first name). */
   @Column({
     name: 'total_cents',
     type: 'bigint',
@@ -30,7 +30,7 @@ export class Order extends Timestamped {
   })
   totalCents: number;
 
-  /** The shipping option's price when ordered, included in totalCents. */
+  /** The shipping option's price when ordered (before its discount, without added tax), in minor units. */
   @Column({
     name: 'shipping_total_cents',
     type: 'bigint',
@@ -38,6 +38,40 @@ export class Order extends Timestamped {
     transformer: { to: (v: number) => v, from: (v: string | number) => Number(v) },
   })
   shippingTotalCents: number;
+
+  /** Lower-case ISO 4217: every amount of the order is in its minor units. */
+  @Column({ name: 'currency_code', type: 'varchar', length: 3 })
+  currencyCode: string;
+
+  /** The region it was priced in; null for orders placed before regions. */
+  @Column({ name: 'region_id', type: 'integer', nullable: true })
+  regionId: number | null;
+
+  @Column({ name: 'prices_include_tax', type: 'boolean', default: false })
+  pricesIncludeTax: boolean;
+
+  /** The calculator's totals (src/pricing/calculator.ts), in minor units; totalCents is its `total`. */
+  @Column({ name: 'subtotal_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  subtotalMinor: number;
+
+  @Column({ name: 'discount_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  discountTotalMinor: number;
+
+  @Column({ name: 'tax_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  taxTotalMinor: number;
+
+  @Column({ name: 'shipping_tax_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  shippingTaxTotalMinor: number;
+
+  @Column({ name: 'gift_card_total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
+  giftCardTotalMinor: number;
+
+  /** The tax provider's calculation (Stripe Tax), and the tax transaction recorded from it once paid. */
+  @Column({ name: 'tax_calculation_id', type: 'varchar', length: 255, nullable: true, select: false })
+  taxCalculationId: string | null;
+
+  @Column({ name: 'tax_transaction_id', type: 'varchar', length: 255, nullable: true, select: false })
+  taxTransactionId: string | null;
 
   @Column({ type: 'varchar', length: 16 })
   status: OrderStatus;
@@ -77,6 +111,13 @@ export class Order extends Timestamped {
 
   @OneToMany(() => OrderItem, (item) => item.order)
   items: Relation<OrderItem[]>;
+
+  /** The tax lines of its items and shipping, when a query joins them in. */
+  @OneToMany(() => OrderTaxLine, (line) => line.order)
+  taxLines?: Relation<OrderTaxLine[]>;
+
+  @OneToMany(() => OrderAdjustment, (adjustment) => adjustment.order)
+  adjustments?: Relation<OrderAdjustment[]>;
 
   /** The owner, when a query joins it in (`leftJoinAndMapOne`); not a column. */
   user?: AccountSummary;

@@ -54,7 +54,7 @@ const input: fc.Arbitrary<PricingInput> = fc
     pricesIncludeTax: r.pricesIncludeTax,
     lines: r.lines.map((line, i) => ({ id: i + 1, ...line })),
     shipping: r.shipping === null ? null : { amount: r.shipping, taxClass: 'standard' },
-    taxRates: (taxClass: string) =>
+    taxRates: ({ taxClass }: { taxClass: string }) =>
       taxClass === 'zero'
         ? []
         : taxClass === 'reduced'
@@ -145,7 +145,7 @@ describe('the calculator', () => {
         { id: 2, price: 1070, quantity: 1, taxClass: 'reduced' },
       ],
       shipping: { amount: 595, taxClass: 'standard' },
-      taxRates: (taxClass) =>
+      taxRates: ({ taxClass }) =>
         taxClass === 'reduced'
           ? [{ code: 'DE-R', name: 'MwSt. 7 %', rate: 7 }]
           : [{ code: 'DE', name: 'MwSt. 19 %', rate: 19 }],

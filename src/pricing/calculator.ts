@@ -16,6 +16,12 @@ export interface TaxRate {
   rate: number;
 }
 
+/** What is taxed: a line (by id) or the shipping (`lineId` null), and its tax class. */
+export interface TaxTarget {
+  lineId: number | string | null;
+  taxClass: string;
+}
+
 export interface PricingLine {
   id: number | string;
   /** The unit price in minor units (what the shopper pays for one unit, with or without tax per the region). */
@@ -28,8 +34,10 @@ export interface PricingLine {
 export interface Adjustment {
   lineId: number | string | null;
   amount: number;
-  /** The promotion (or other source) it comes from, stored with the line. */
+  /** What the shopper sees (a promotion's code), stored with the line. */
   code: string;
+  /** The adjuster that gave it (its name). */
+  source: string;
 }
 
 /** What an adjuster sees: the lines with what is still left of each after the adjusters before it. */
@@ -42,7 +50,7 @@ export interface AdjusterInput {
 /** A pricing concern of the discount stage (promotions, price adjustments): proposes adjustments, does no I/O. */
 export interface Adjuster {
   readonly name: string;
-  adjust(input: AdjusterInput): Adjustment[];
+  adjust(input: AdjusterInput): Array<Omit<Adjustment, 'source'>>;
 }
 
 export interface PricingInput {
@@ -51,8 +59,8 @@ export interface PricingInput {
   lines: PricingLine[];
   /** The shipping option's price in minor units, or null before one is chosen. */
   shipping: { amount: number; taxClass: string } | null;
-  /** The rates that apply to a tax class at the document's address (empty: no tax). */
-  taxRates: (taxClass: string) => readonly TaxRate[];
+  /** The rates that apply to a line (`lineId`) or the shipping (`lineId` null) at the document's address. */
+  taxRates: (target: TaxTarget) => readonly TaxRate[];
   adjusters?: readonly Adjuster[];
   /** The gift cards' balance available to this document, in minor units (0 without one). */
   giftCardBalance?: number;
@@ -174,13 +182,14 @@ export function priceDocument(input: PricingInput): PricedDocument {
       const amount = Math.min(Math.max(0, Math.trunc(adjustment.amount)), target.remaining);
       if (amount === 0) continue;
       target.remaining -= amount;
-      target.adjustments.push({ ...adjustment, amount });
+      target.adjustments.push({ ...adjustment, source: adjuster.name, amount });
     }
   }
 
   const inclusive = input.pricesIncludeTax;
   const pricedLines: PricedLine[] = lines.map((line) => {
-    const taxLines = taxesOf(line.remaining, input.taxRates(line.taxClass), inclusive);
+    const rates = input.taxRates({ lineId: line.id, taxClass: line.taxClass });
+    const taxLines = taxesOf(line.remaining, rates, inclusive);
     const taxTotal = sum(taxLines.map((tax) => tax.amount));
     const discountTotal = line.lineTotal - line.remaining;
     return {
@@ -198,7 +207,11 @@ export function priceDocument(input: PricingInput): PricedDocument {
   const shippingTaxLines =
     input.shipping === null
       ? []
-      : taxesOf(shipping.remaining, input.taxRates(input.shipping.taxClass), inclusive);
+      : taxesOf(
+          shipping.remaining,
+          input.taxRates({ lineId: null, taxClass: input.shipping.taxClass }),
+          inclusive,
+        );
   const shippingTax = sum(shippingTaxLines.map((tax) => tax.amount));
   const pricedShipping: PricedShipping = {
     amount: shippingAmount,
@@ -240,4 +253,22 @@ export function minorUnits(currency: string): number {
     minorUnitsByCurrency.set(currency, digits);
   }
   return digits;
+}
+
+/** An amount in the currency's major units (what the API shows: 19.99 EUR, 1999 JPY) from minor units. */
+export function fromMinor(amount: number, currency: string): number {
+  const digits = minorUnits(currency);
+  return digits === 0 ? amount : Number((amount / 10 ** digits).toFixed(digits));
+}
+
+/** Minor units of an amount in major units that isAmountIn accepted (19.99 EUR -> 1999). */
+export function toMinor(amount: number, currency: string): number {
+  return Math.round(amount * 10 ** minorUnits(currency));
+}
+
+/** A finite, non-negative amount with no more decimals than the currency has (JPY whole, EUR two). */
+export function isAmountIn(amount: unknown, currency: string): amount is number {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return false;
+  const scaled = amount * 10 ** minorUnits(currency);
+  return Math.abs(scaled - Math.round(scaled)) < 1e-6 && Number.isSafeInteger(Math.round(scaled));
 }

@@ -102,6 +102,8 @@ export interface ProductRow {
   image: string;
   slug: string | null;
   is_active: number | boolean;
+  prices?: string | null;
+  tax_class?: string;
   created_at: Date | string;
   updated_at: Date | string;
   /** product_options.options (JSON), read with the product by id. */
@@ -119,6 +121,8 @@ export function productFromRow(row: ProductRow): Product {
     image: row.image,
     slug: row.slug,
     isActive: Boolean(row.is_active),
+    prices: row.prices == null ? null : (JSON.parse(row.prices) as Record<string, number>),
+    taxClass: row.tax_class ?? 'standard',
     createdAt: dateFromRow(row.created_at),
     updatedAt: dateFromRow(row.updated_at),
     deletedAt: null,

@@ -1,5 +1,9 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { jsonText } from '../database/json-column.js';
 import { SoftDeletable } from '../database/timestamped.js';
+
+/** Minor units per lower-case ISO 4217 currency code. */
+export type CurrencyPrices = Record<string, number>;
 
 @Entity('products')
 export class Product extends SoftDeletable {
@@ -15,6 +19,13 @@ export class Product extends SoftDeletable {
   /** Price in cents: exact on every database; the API shows `price_cents / 100`. */
   @Column({ name: 'price_cents', type: 'integer' })
   priceCents: number;
+
+  /** Prices in the other regions' currencies, in minor units: `{"eur": 1999}` (the default's is priceCents). */
+  @Column({ type: 'text', nullable: true, transformer: jsonText<CurrencyPrices>() })
+  prices: CurrencyPrices | null;
+
+  @Column({ name: 'tax_class', type: 'varchar', length: 32, default: 'standard' })
+  taxClass: string;
 
   @Column({ type: 'integer' })
   stock: number;

@@ -1,0 +1,110 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Tx } from '../database/transaction-runner.js';
+import type { RegionInfo } from '../regions/region-directory.js';
+import { type TaxAddress, TaxProvider } from '../taxes/tax-provider.js';
+import { PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
+import { type Adjuster, type PricedDocument, type PricingLine, priceDocument } from './calculator.js';
+
+/** A cart or an order to price: its region, where it ships (null before an address), lines and shipping. */
+export interface DocumentToPrice {
+  region: RegionInfo;
+  address: TaxAddress | null;
+  customerId: number | null;
+  cartId: string | null;
+  lines: PricingLine[];
+  shipping: { amount: number; taxClass: string } | null;
+}
+
+export interface PricedQuote {
+  document: PricedDocument;
+  /** The tax provider's calculation, when it keeps one (Stripe Tax). */
+  taxCalculationId: string | null;
+}
+
+/**
+ * Prices documents with the calculator: the adjusters' quotes, then the taxes the provider gives for the
+ * amounts after discounts. The one way carts, orders, payments and refunds get their amounts.
+ */
+@Injectable()
+export class DocumentPricing {
+  constructor(
+    private readonly taxes: TaxProvider,
+    @Inject(PRICING_ADJUSTERS) private readonly adjusters: PricingAdjuster[],
+  ) {}
+
+  async price(manager: EntityManager, doc: DocumentToPrice): Promise<PricedQuote> {
+    const { region } = doc;
+    const adjusters: Adjuster[] = [];
+    for (const registered of this.adjusters) {
+      const adjuster = await registered.quote(manager, {
+        currency: region.currencyCode,
+        regionId: region.id,
+        customerId: doc.customerId,
+        cartId: doc.cartId,
+        lines: doc.lines,
+      });
+      if (adjuster !== null) adjusters.push(adjuster);
+    }
+    const input = {
+      currency: region.currencyCode,
+      pricesIncludeTax: region.pricesIncludeTax,
+      lines: doc.lines,
+      shipping: doc.shipping,
+      adjusters,
+    };
+    // Until an address is known, the region's first country stands in (none: the default region, untaxed).
+    const address =
+      doc.address ??
+      (region.countries.length === 0 ? null : { country: region.countries[0], subdivision: null });
+    if (address === null || doc.lines.length === 0) {
+      return { document: priceDocument({ ...input, taxRates: () => [] }), taxCalculationId: null };
+    }
+    // Taxes are on the amounts after discounts: the untaxed pricing tells them to the provider.
+    const untaxed = priceDocument({ ...input, taxRates: () => [] });
+    const quote = await this.taxes.quote(manager, {
+      currency: region.currencyCode,
+      pricesIncludeTax: region.pricesIncludeTax,
+      address,
+      lines: untaxed.lines.map((line, i) => ({
+        id: line.id,
+        taxClass: doc.lines[i].taxClass,
+        amount: line.lineTotal - line.discountTotal,
+        quantity: line.quantity,
+      })),
+      shipping:
+        doc.shipping === null
+          ? null
+          : {
+              taxClass: doc.shipping.taxClass,
+              amount: untaxed.shipping.amount - untaxed.shipping.discountTotal,
+            },
+    });
+    return {
+      document: priceDocument({ ...input, taxRates: (target) => quote.ratesOf(target) }),
+      taxCalculationId: quote.calculationId,
+    };
+  }
+
+  /** Lets every adjuster take what it gave the order (inside the placing transaction). */
+  async commit(tx: Tx, order: { id: number; customerId: number | null }, document: PricedDocument) {
+    const given = [...document.lines.flatMap((line) => line.adjustments), ...document.shipping.adjustments];
+    for (const adjuster of this.adjusters) {
+      await adjuster.commit?.(
+        tx,
+        order,
+        given.filter((adjustment) => adjustment.source === adjuster.name),
+      );
+    }
+  }
+
+  /** Lets every adjuster give back what the order took (inside the cancelling transaction). */
+  async release(tx: Tx, orderId: number): Promise<void> {
+    for (const adjuster of this.adjusters) await adjuster.release?.(tx, orderId);
+  }
+
+  /** Records a paid order's taxes with the provider; the provider's transaction id, or null. */
+  recordPaid(calculationId: string, reference: string): Promise<string | null> {
+    return this.taxes.recordPaid(calculationId, reference);
+  }
+}

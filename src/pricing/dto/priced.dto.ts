@@ -1,0 +1,76 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { fromMinor, type PricedDocument, type TaxLine } from '../calculator.js';
+
+export class TaxLineDto {
+  @ApiProperty({ example: 'DE-VAT' }) code: string;
+  @ApiProperty({ example: 'MwSt. 19 %' }) name: string;
+  @ApiProperty({ example: 19, description: 'Percent' }) rate: number;
+  @ApiProperty({ example: 3.19, description: 'The tax on the line after its discounts, rounded half to even' })
+  amount: number;
+}
+
+export class AdjustmentDto {
+  @ApiProperty({ example: 'SUMMER10', description: 'What gave the discount (a promotion code)' }) code: string;
+  @ApiProperty({ example: 2 }) amount: number;
+}
+
+/** A line's share of the calculation (cart lines and order items). */
+export class LineAmountsDto {
+  @ApiProperty({ example: 0, description: "The line's discounts" }) discount_total: number;
+  @ApiProperty({ example: 3.19, description: "The line's taxes (in its price when the region's prices include tax)" })
+  tax_total: number;
+  @ApiProperty({
+    example: 19.99,
+    description: 'line_total - discount_total, + tax_total where prices exclude tax',
+  })
+  total: number;
+  @ApiProperty({ type: [TaxLineDto] }) tax_lines: TaxLineDto[];
+  @ApiProperty({ type: [AdjustmentDto] }) adjustments: AdjustmentDto[];
+}
+
+/** The totals of a cart or an order (DESIGN.md §16), each in the currency's major units. */
+export class DocumentTotalsDto {
+  @ApiProperty({ example: 'eur', description: 'Lower-case ISO 4217: every amount is in this currency' })
+  currency_code: string;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'null: an order placed before regions' })
+  region_id: number | null;
+  @ApiProperty({ example: false, description: 'Whether prices (and so subtotal and shipping_total) include tax' })
+  prices_include_tax: boolean;
+  @ApiProperty({ example: 59.97, description: 'Σ line_total' }) subtotal: number;
+  @ApiProperty({ example: 0, description: 'Σ discounts of the lines and the shipping' }) discount_total: number;
+  @ApiProperty({ example: 4.95, description: "The shipping option's price, before its discount" })
+  shipping_total: number;
+  @ApiProperty({ example: 0.79, description: "The shipping's tax, part of tax_total" })
+  shipping_tax_total: number;
+  @ApiProperty({ example: 10.36, description: 'Σ taxes of the lines and the shipping' }) tax_total: number;
+  @ApiProperty({ example: 0, description: 'What gift cards pay' }) gift_card_total: number;
+  @ApiProperty({
+    example: 64.92,
+    description: 'subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)',
+  })
+  total: number;
+  @ApiProperty({ example: 64.92, description: 'total - gift_card_total: what the payment takes' })
+  amount_due: number;
+}
+
+export function taxLineResponse(line: TaxLine, currency: string): TaxLineDto {
+  return { code: line.code, name: line.name, rate: line.rate, amount: fromMinor(line.amount, currency) };
+}
+
+/** The totals of a priced document, as the API shows them. */
+export function documentTotals(document: PricedDocument, regionId: number | null): DocumentTotalsDto {
+  const money = (amount: number) => fromMinor(amount, document.currency);
+  return {
+    currency_code: document.currency,
+    region_id: regionId,
+    prices_include_tax: document.pricesIncludeTax,
+    subtotal: money(document.subtotal),
+    discount_total: money(document.discountTotal),
+    shipping_total: money(document.shippingTotal),
+    shipping_tax_total: money(document.shipping.taxTotal),
+    tax_total: money(document.taxTotal),
+    gift_card_total: money(document.giftCardTotal),
+    total: money(document.total),
+    amount_due: money(document.amountDue),
+  };
+}
