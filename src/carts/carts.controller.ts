@@ -14,6 +14,7 @@ import {
   AddCartItemDto,
   CartResponseDto,
   CheckoutDto,
+  CreateCartDto,
   CreatedCartResponseDto,
   UpdateCartDto,
   UpdateCartItemDto,
@@ -43,8 +44,9 @@ export class CartsController {
     summary: 'Start a cart (anonymous without a bearer token, else the customer’s)',
     description:
       'An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. ' +
-      'Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). Takes no body (none, ' +
-      'or `{}`): each field sent is 400 rule `whitelistValidation` and no cart is started.',
+      'Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). The body is optional: ' +
+      '`{region_id}` prices the cart in that region (default: the default region); any other field is 400 rule ' +
+      '`whitelistValidation` and no cart is started.',
   })
   @ApiEnvelope(CreatedCartResponseDto, { status: 201 })
   @ApiErrors(400, 401, 429, {
@@ -52,6 +54,7 @@ export class CartsController {
   })
   async create(
     @CurrentUser() user: AuthUser | undefined,
+    @Body() dto: CreateCartDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<CreatedCartResponseDto> {
@@ -59,7 +62,7 @@ export class CartsController {
       const refusal = await this.limiter.hit('carts', request, response);
       if (refusal !== null) throw refusal;
     }
-    return this.carts.create(user);
+    return this.carts.create(user, dto);
   }
 
   @Get('me/cart')

@@ -3,13 +3,15 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AddressesModule } from '../addresses/addresses.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ShippingOptionsModule } from '../shipping-options/shipping-options.module.js';
+import { PricingModule } from '../pricing/pricing.module.js';
+import { RegionsModule } from '../regions/regions.module.js';
 import { CartCleanup } from './cart-cleanup.js';
 import { Cart, CartItem } from './cart.entity.js';
 import { CartsController } from './carts.controller.js';
 import { CartsService } from './carts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Cart, CartItem]), OrdersModule, AddressesModule, ShippingOptionsModule],
+  imports: [TypeOrmModule.forFeature([Cart, CartItem]), OrdersModule, AddressesModule, ShippingOptionsModule, RegionsModule, PricingModule],
   controllers: [CartsController],
   providers: [CartsService, CartCleanup],
 })

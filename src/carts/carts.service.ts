@@ -16,6 +16,12 @@ import { OrderHistory } from '../orders/order-history.js';
 import { joinLiveProduct } from '../products/product-catalog.js';
 import type { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
 import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catalog.js';
+import { fromMinor, toMinor } from '../pricing/calculator.js';
+import { unitPriceIn } from '../pricing/currency-prices.js';
+import { DocumentPricing, type PricedQuote } from '../pricing/document-pricing.js';
+import { documentTotals, taxLineResponse } from '../pricing/dto/priced.dto.js';
+import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
+import { taxAddressOf } from '../taxes/tax-provider.js';
 import { Cart, CartItem } from './cart.entity.js';
 import {
   AddCartItemDto,
@@ -23,6 +29,7 @@ import {
   type CartProblemDto,
   type CartResponseDto,
   CheckoutDto,
+  CreateCartDto,
   type CreatedCartResponseDto,
   MAX_CART_LINES,
   UpdateCartDto,
@@ -62,6 +69,8 @@ interface LiveRow {
   sku: string | null;
   variant_title: string | null;
   price_cents: number | string | null;
+  prices: string | null;
+  tax_class: string | null;
   stock: number | string | null;
   for_sale: number | string;
 }
@@ -85,11 +94,22 @@ interface Line {
   sku: string | null;
   variantTitle: string | null;
   quantity: number;
+  /** The unit price when added, in minor units of the cart's currency then. */
   addedPriceCents: number;
   name: string | null;
+  /** The default currency's live price; `prices` the others' (JSON). */
   priceCents: number | null;
+  prices: string | null;
+  taxClass: string;
   available: number;
   forSale: boolean;
+}
+
+/** A cart priced in its region: each line's live unit price in the currency (null: none), and the calculation. */
+interface PricedCart {
+  region: RegionInfo;
+  unitPrices: Map<number, number | null>;
+  quote: PricedQuote;
 }
 
 @Injectable()
@@ -101,12 +121,19 @@ export class CartsService {
     private readonly addresses: AddressBook,
     private readonly shipping: ShippingOptionCatalog,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    private readonly regions: RegionDirectory,
+    private readonly pricing: DocumentPricing,
+  ) {
+    this.defaultCurrency = config.payments.currency;
+  }
+
+  private readonly defaultCurrency: string;
 
   /** A new cart: the customer's when a bearer token came, otherwise anonymous with a token shown once. */
-  async create(user: AuthUser | undefined): Promise<CreatedCartResponseDto> {
+  async create(user: AuthUser | undefined, dto: CreateCartDto): Promise<CreatedCartResponseDto> {
     const now = new Date();
     const token = user === undefined ? randomBytes(32).toString('base64url') : null;
+    const region = await this.regionNamed(this.carts.manager, dto.region_id);
     const cart = await this.transactions.run('create cart', async (tx) => {
       const created = tx.create(Cart, {
         id: randomUUID(),
@@ -116,19 +143,20 @@ export class CartsService {
         email: null,
         shippingAddress: null,
         shippingOptionId: null,
+        regionId: dto.region_id ?? null,
         createdAt: now,
         updatedAt: now,
       });
       await tx.insert(Cart, created);
       return created;
     });
-    return { ...toCartResponse(cart, [], null), ...(token === null ? {} : { cart_token: token }) };
+    const priced = await this.priceCart(this.carts.manager, cart, [], null, region);
+    return { ...toCartResponse(cart, [], null, priced), ...(token === null ? {} : { cart_token: token }) };
   }
 
   async get(id: string, caller: CartCaller): Promise<CartResponseDto> {
     const manager = this.carts.manager;
-    const cart = await this.findAccessible(manager, id, caller);
-    return toCartResponse(cart, await linesOf(manager, id), await this.shippingOf(manager, cart));
+    return this.read(manager, await this.findAccessible(manager, id, caller));
   }
 
   /** The customer's open cart (the most recently changed one), or 404. */
@@ -136,11 +164,11 @@ export class CartsService {
     const manager = this.carts.manager;
     const cart = await newestOpenCartOf(manager, user.id);
     if (cart === null) throw new NotFoundException('No open cart');
-    return toCartResponse(cart, await linesOf(manager, cart.id), await this.shippingOf(manager, cart));
+    return this.read(manager, cart);
   }
 
   async addItem(id: string, dto: AddCartItemDto, caller: CartCaller): Promise<CartResponseDto> {
-    return this.change(id, caller, async (tx, lines) => {
+    return this.change(id, caller, async (tx, lines, cart) => {
       if (dto.product_id === undefined && dto.variant_id === undefined) {
         throw fieldError('product_id', 'required', 'product_id or variant_id is required');
       }
@@ -174,6 +202,10 @@ export class CartsService {
       }
       const productId = Number(live.product_id);
       const variantId = dto.variant_id ?? null;
+      const { currencyCode } = await this.regionOf(tx, cart);
+      // The price as added: the cart's currency's (0 when it has none there: the line shows no_price).
+      const addedPriceCents =
+        unitPriceIn(currencyCode, this.defaultCurrency, Number(live.price_cents), live.prices) ?? 0;
       const existing = lines.find((line) => line.productId === productId && line.variantId === variantId);
       const quantity = (existing?.quantity ?? 0) + dto.quantity;
       assertQuantity('quantity', quantity, Number(live.stock));
@@ -187,7 +219,7 @@ export class CartsService {
           productId,
           variantId,
           quantity,
-          addedPriceCents: Number(live.price_cents),
+          addedPriceCents,
           createdAt: now,
           updatedAt: now,
         });
@@ -196,7 +228,7 @@ export class CartsService {
         await tx.update(
           CartItem,
           { id: existing.id },
-          { quantity, addedPriceCents: Number(live.price_cents), updatedAt: new Date() },
+          { quantity, addedPriceCents, updatedAt: new Date() },
         );
       }
     });
@@ -226,7 +258,7 @@ export class CartsService {
   }
 
   async update(id: string, dto: UpdateCartDto, caller: CartCaller): Promise<CartResponseDto> {
-    const given = ['email', 'shipping_address', 'shipping_address_id', 'shipping_option_id'] as const;
+    const given = ['email', 'shipping_address', 'shipping_address_id', 'shipping_option_id', 'region_id'] as const;
     if (given.every((field) => dto[field] === undefined)) {
       throw fieldError('email', 'required', `one of ${given.join(', ')} is required`);
     }
@@ -237,8 +269,18 @@ export class CartsService {
         'give shipping_address or shipping_address_id, not both',
       );
     }
-    return this.change(id, caller, async (tx, _lines, cart) => {
+    return this.change(id, caller, async (tx, lines, cart) => {
       const changes: Partial<Cart> = { updatedAt: new Date() };
+      const region =
+        dto.region_id === undefined ? await this.regionOf(tx, cart) : await this.regionNamed(tx, dto.region_id);
+      if (dto.region_id !== undefined && dto.region_id !== cart.regionId) {
+        changes.regionId = dto.region_id;
+        // Moving re-prices the cart: the lines' prices as added become the new currency's.
+        for (const line of lines) {
+          const price = line.priceCents === null ? null : unitPriceIn(region.currencyCode, this.defaultCurrency, line.priceCents, line.prices);
+          await tx.update(CartItem, { id: line.id }, { addedPriceCents: price ?? 0, updatedAt: changes.updatedAt });
+        }
+      }
       if (dto.email !== undefined) changes.email = dto.email;
       if (dto.shipping_address !== undefined) {
         // Kept as the address book keeps one: optional fields not given are "".
@@ -266,17 +308,30 @@ export class CartsService {
         changes.shippingAddress = { name, line1, line2, city, region, postal_code, country, phone };
       }
       const country = (changes.shippingAddress ?? cart.shippingAddress)?.country;
+      if (country !== undefined) {
+        const serving = await this.regions.serving(tx, country);
+        if (serving.id !== region.id) {
+          throw fieldError(
+            'shipping_address.country',
+            'notInRegion',
+            `${country} is not in region ${region.name}: it is served by region ${serving.name} (id ${serving.id}); move the cart there with region_id`,
+          );
+        }
+      }
       const optionId = dto.shipping_option_id === undefined ? cart.shippingOptionId : dto.shipping_option_id;
       if (optionId !== null) {
-        const option =
+        const found =
           country === undefined ? null : await this.shipping.findApplicable(tx, optionId, country);
+        const option = found !== null && shippingIn(found, region.currencyCode) !== null ? found : null;
         if (option === null && dto.shipping_option_id !== undefined) {
           throw fieldError(
             'shipping_option_id',
             'applies',
             country === undefined
               ? 'set shipping_address before shipping_option_id'
-              : `shipping option ${optionId} does not ship to ${country}`,
+              : found === null
+                ? `shipping option ${optionId} does not ship to ${country}`
+                : `shipping option ${optionId} has no price in ${region.currencyCode.toUpperCase()}`,
           );
         }
         // A new address the chosen option does not ship to drops the option.
@@ -292,7 +347,10 @@ export class CartsService {
     if (cart.shippingAddress === null) {
       throw fieldError('shipping_address', 'required', 'set shipping_address with PUT /carts/{id} first');
     }
-    const options = await this.shipping.applicableTo(cart.shippingAddress.country);
+    const { currencyCode } = await this.regionOf(this.carts.manager, cart);
+    const options = (await this.shipping.applicableTo(cart.shippingAddress.country)).filter(
+      (option) => shippingIn(option, currencyCode) !== null,
+    );
     // Every option on one page: a shop has few.
     return new Paginated(options, options.length, 1, Math.max(1, options.length));
   }
@@ -360,9 +418,12 @@ export class CartsService {
     if (cart.status === 'open') {
       // Read before the transaction: the catalogue reads on a connection of its own, which a transaction holding
       // one must not wait for (concurrent checkouts would exhaust the pool).
+      const { currencyCode } = await this.regionOf(this.carts.manager, cart);
       const offered =
         cart.shippingAddress !== null &&
-        (await this.shipping.applicableTo(cart.shippingAddress.country)).length > 0;
+        (await this.shipping.applicableTo(cart.shippingAddress.country)).some(
+          (option) => shippingIn(option, currencyCode) !== null,
+        );
       const placed = await this.transactions.run('checkout cart', async (tx) => {
         if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
         const current = await tx.findOneByOrFail(Cart, { id });
@@ -395,7 +456,8 @@ export class CartsService {
           });
         }
         if (missing.length > 0) throw new ValidationFailedException(missing);
-        const short = lines.flatMap(lineRefusal);
+        const region = await this.regionOf(tx, current);
+        const short = lines.flatMap((line) => lineRefusal(line, region, this.defaultCurrency));
         if (short.length > 0) throw new ValidationFailedException(short);
         return this.orders.placeFromCart(tx, {
           cartId: id,
@@ -410,7 +472,11 @@ export class CartsService {
             }))
             .sort((a, b) => a.productId - b.productId || (a.variantId ?? 0) - (b.variantId ?? 0)),
           shippingAddress: current.shippingAddress!,
-          shippingTotalCents: option === null ? 0 : Math.round(option.price * 100),
+          region,
+          shipping:
+            option === null
+              ? null
+              : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
           paymentMethod: dto.payment_method,
           orderToken,
         });
@@ -438,10 +504,62 @@ export class CartsService {
     });
   }
 
-  /** The cart's shipping option while it is active and ships to the cart's address; otherwise null. */
-  private shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
-    if (cart.shippingOptionId === null || cart.shippingAddress === null) return Promise.resolve(null);
-    return this.shipping.findApplicable(manager, cart.shippingOptionId, cart.shippingAddress.country);
+  /**
+   * The cart's shipping option while it is active, ships to the cart's address and has a price in the cart's
+   * currency; otherwise null.
+   */
+  private async shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
+    if (cart.shippingOptionId === null || cart.shippingAddress === null) return null;
+    const option = await this.shipping.findApplicable(manager, cart.shippingOptionId, cart.shippingAddress.country);
+    if (option === null) return null;
+    const { currencyCode } = await this.regionOf(manager, cart);
+    return shippingIn(option, currencyCode) === null ? null : option;
+  }
+
+  /** The cart as the API shows it, priced by the calculator. */
+  private async read(manager: EntityManager, cart: Cart): Promise<CartResponseDto> {
+    const lines = await linesOf(manager, cart.id);
+    const option = await this.shippingOf(manager, cart);
+    return toCartResponse(cart, lines, option, await this.priceCart(manager, cart, lines, option));
+  }
+
+  /** Prices the cart's lines that are for sale and priced in its currency, with its shipping. */
+  private async priceCart(
+    manager: EntityManager,
+    cart: Cart,
+    lines: Line[],
+    option: ShippingOptionResponseDto | null,
+    known?: RegionInfo,
+  ): Promise<PricedCart> {
+    const region = known ?? (await this.regionOf(manager, cart));
+    const unitPrices = new Map(
+      lines.map((line) => [line.id, unitPriceOf(line, region.currencyCode, this.defaultCurrency)]),
+    );
+    const quote = await this.pricing.price(manager, {
+      region,
+      address: cart.shippingAddress === null ? null : taxAddressOf(cart.shippingAddress),
+      customerId: cart.userId,
+      cartId: cart.id,
+      lines: lines.flatMap((line) => {
+        const price = unitPrices.get(line.id)!;
+        return price === null ? [] : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
+      }),
+      shipping:
+        option === null ? null : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
+    });
+    return { region, unitPrices, quote };
+  }
+
+  /** The cart's region; the default region when it has none (or its region was deleted). */
+  private async regionOf(manager: EntityManager, cart: Cart): Promise<RegionInfo> {
+    return (await this.regions.find(manager, cart.regionId)) ?? (await this.regions.find(manager, null))!;
+  }
+
+  /** The region a request names (400 on region_id when there is none), or the default region. */
+  private async regionNamed(manager: EntityManager, id: number | undefined): Promise<RegionInfo> {
+    const region = await this.regions.find(manager, id ?? null);
+    if (region === null) throw fieldError('region_id', 'exists', `region ${id} does not exist`);
+    return region;
   }
 
   /** A change of an open cart in one transaction, its row locked first; answers the cart as changed. */
@@ -497,6 +615,8 @@ async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> 
       addedPriceCents: Number(row.added_price_cents),
       name: row.product_name,
       priceCents: row.price_cents === null ? null : Number(row.price_cents),
+      prices: row.prices,
+      taxClass: row.tax_class ?? 'standard',
       available: forSale ? Number(row.stock) : 0,
       forSale,
     };
@@ -519,13 +639,33 @@ function assertQuantity(field: string, quantity: number, stock: number): void {
   }
 }
 
-function problemsOf(line: Line): CartProblemDto[] {
+/** A line's live unit price in the currency, in minor units; null when not for sale or unpriced there. */
+function unitPriceOf(line: Line, currency: string, defaultCurrency: string): number | null {
+  return line.forSale ? unitPriceIn(currency, defaultCurrency, line.priceCents!, line.prices) : null;
+}
+
+/** A shipping option's price in a currency, in minor units; null when it has none there. */
+function shippingIn(option: ShippingOptionResponseDto, currency: string): number | null {
+  const price = option.prices.find((entry) => entry.currency_code === currency);
+  return price === undefined ? null : toMinor(price.amount, currency);
+}
+
+function problemsOf(line: Line, unitPrice: number | null, region: RegionInfo): CartProblemDto[] {
   if (!line.forSale) return [{ code: 'unavailable', message: 'The product is no longer for sale' }];
+  const currency = region.currencyCode;
+  if (unitPrice === null) {
+    return [
+      {
+        code: 'no_price',
+        message: `The product has no price in ${currency.toUpperCase()}, the currency of region ${region.name}`,
+      },
+    ];
+  }
   const problems: CartProblemDto[] = [];
-  if (line.priceCents !== line.addedPriceCents) {
+  if (unitPrice !== line.addedPriceCents) {
     problems.push({
       code: 'price_changed',
-      message: `The price changed from ${line.addedPriceCents / 100} to ${line.priceCents! / 100}`,
+      message: `The price changed from ${fromMinor(line.addedPriceCents, currency)} to ${fromMinor(unitPrice, currency)}`,
     });
   }
   if (line.available < line.quantity) {
@@ -537,11 +677,20 @@ function problemsOf(line: Line): CartProblemDto[] {
   return problems;
 }
 
-/** Why a line cannot be ordered now (product gone or short), as the 400 of a checkout names it. */
-function lineRefusal(line: Line): FieldError[] {
+/** Why a line cannot be ordered now (product gone, unpriced or short), as the 400 of a checkout names it. */
+function lineRefusal(line: Line, region: RegionInfo, defaultCurrency: string): FieldError[] {
   if (!line.forSale) {
     return [
       { field: `items.${line.id}`, rule: 'forSale', message: `product ${line.productId} is not for sale` },
+    ];
+  }
+  if (unitPriceOf(line, region.currencyCode, defaultCurrency) === null) {
+    return [
+      {
+        field: `items.${line.id}`,
+        rule: 'noPrice',
+        message: `product ${line.productId} has no price in ${region.currencyCode.toUpperCase()}, the currency of region ${region.name}`,
+      },
     ];
   }
   if (line.available < line.quantity) {
@@ -556,7 +705,13 @@ function lineRefusal(line: Line): FieldError[] {
   return [];
 }
 
-function toLineResponse(line: Line): CartItemResponseDto {
+const NOT_PRICED = { discount_total: 0, tax_total: 0, total: 0, tax_lines: [], adjustments: [] };
+
+function toLineResponse(line: Line, priced: PricedCart): CartItemResponseDto {
+  const currency = priced.region.currencyCode;
+  const money = (amount: number) => fromMinor(amount, currency);
+  const unitPrice = priced.unitPrices.get(line.id) ?? null;
+  const amounts = priced.quote.document.lines.find((candidate) => candidate.id === line.id);
   return {
     id: line.id,
     product_id: line.productId,
@@ -565,11 +720,23 @@ function toLineResponse(line: Line): CartItemResponseDto {
     sku: line.sku,
     variant_title: line.variantTitle,
     quantity: line.quantity,
-    price: line.forSale ? line.priceCents! / 100 : null,
-    added_price: line.addedPriceCents / 100,
-    line_total: line.forSale ? (line.priceCents! * line.quantity) / 100 : 0,
+    price: unitPrice === null ? null : money(unitPrice),
+    added_price: money(line.addedPriceCents),
+    line_total: amounts === undefined ? 0 : money(amounts.lineTotal),
+    ...(amounts === undefined
+      ? NOT_PRICED
+      : {
+          discount_total: money(amounts.discountTotal),
+          tax_total: money(amounts.taxTotal),
+          total: money(amounts.total),
+          tax_lines: amounts.taxLines.map((tax) => taxLineResponse(tax, currency)),
+          adjustments: amounts.adjustments.map((adjustment) => ({
+            code: adjustment.code,
+            amount: money(adjustment.amount),
+          })),
+        }),
     available: line.available,
-    problems: problemsOf(line),
+    problems: problemsOf(line, unitPrice, priced.region),
   };
 }
 
@@ -577,20 +744,24 @@ function toCartResponse(
   cart: Cart,
   lines: Line[],
   option: ShippingOptionResponseDto | null,
+  priced: PricedCart,
 ): CartResponseDto {
-  const subtotalCents = lines.reduce(
-    (sum, line) => sum + (line.forSale ? line.priceCents! * line.quantity : 0),
-    0,
-  );
-  const shippingCents = option === null ? 0 : Math.round(option.price * 100);
+  const { document } = priced.quote;
+  const currency = document.currency;
   return {
     id: cart.id,
     status: cart.status,
-    items: lines.map(toLineResponse),
-    subtotal: subtotalCents / 100,
-    shipping_total: shippingCents / 100,
-    total: (subtotalCents + shippingCents) / 100,
-    shipping_option: option === null ? null : { id: option.id, name: option.name, price: option.price },
+    items: lines.map((line) => toLineResponse(line, priced)),
+    ...documentTotals(document, priced.region.id),
+    shipping_option:
+      option === null
+        ? null
+        : { id: option.id, name: option.name, price: fromMinor(document.shippingTotal, currency) },
+    shipping_tax_lines: document.shipping.taxLines.map((tax) => taxLineResponse(tax, currency)),
+    shipping_adjustments: document.shipping.adjustments.map((adjustment) => ({
+      code: adjustment.code,
+      amount: fromMinor(adjustment.amount, currency),
+    })),
     shipping_address: cart.shippingAddress,
     email: cart.email,
     created_at: cart.createdAt.toISOString(),

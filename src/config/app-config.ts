@@ -72,7 +72,7 @@ export interface AppConfig {
   payments: {
     /** The provider of each payment method; a method not named in PAYMENT_PROVIDERS is manual. */
     providers: Record<string, 'manual' | 'stripe'>;
-    /** Lower-case ISO 4217 code of the shop's one currency; amounts go to providers in its minor units. */
+    /** Lower-case ISO 4217 code of the default region's currency (CURRENCY): the seed `price` fields' currency. */
     currency: string;
     stripe: { secretKey: string; webhookSecret: string; apiUrl: string | null } | null;
     /** Payments left pending/requires_action longer than this are re-read from their provider. */

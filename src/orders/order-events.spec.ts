@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { orderFrames, type OrderEventPayload } from './order-events.js';
 
-const order = {
+const order: OrderEventPayload['order'] = {
   id: 41,
   order_number: 'ORD-20261122-7KQ2M9XD',
   total_amount: 10,
@@ -9,7 +9,17 @@ const order = {
   shipping_address: 'x',
   payment_method: 'credit_card',
   payment_status: 'pending',
+  currency_code: 'usd',
+  region_id: 1,
+  prices_include_tax: false,
+  subtotal: 10,
+  discount_total: 0,
   shipping_total: 0,
+  shipping_tax_total: 0,
+  tax_total: 0,
+  gift_card_total: 0,
+  total: 10,
+  amount_due: 10,
   email: 'guest@example.com',
   shipping_address_details: null,
   created_at: '2026-11-22T08:00:00.000Z',

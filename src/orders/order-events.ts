@@ -1,5 +1,5 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
-import type { ShippingAddressDetails } from './order-history.js';
+import type { OrderItemResponseDto, OrderResponseDto } from './dto/order.dto.js';
 
 export type { PaymentStatus } from './order-status.js';
 
@@ -25,27 +25,14 @@ declare module '../events/domain-events.js' {
 export interface OrderEventPayload {
   /** The owner of the order: only this user's connections receive the WebSocket frame; null for a guest's order. */
   userId: number | null;
-  /** The order as the API shows it (without items). */
-  order: {
-    id: number;
-    order_number: string;
-    total_amount: number;
-    status: string;
-    shipping_address: string;
-    payment_method: string;
-    payment_status: string;
-    shipping_total: number;
-    email: string | null;
-    shipping_address_details: ShippingAddressDetails | null;
-    created_at: string;
-    updated_at: string;
-  };
+  /** The order as the API shows it (without items), its totals and currency included. */
+  order: OrderResponseDto;
   /** The owner as admins see it (the account may since have been deleted); null for a guest's order. */
   user: { id: number; username: string; email: string } | null;
   /** Where the order's e-mail goes: the guest's address, or the order's or else the owner's account address. */
   email: string | null;
-  /** The order's items as GET /orders/{id} shows them. */
-  items: Array<{ id: number; product_id: number; product_name: string; quantity: number; price: number }>;
+  /** The order's items as GET /orders/{id} shows them, with their tax lines and adjustments. */
+  items: OrderItemResponseDto[];
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RegionInfo } from '../regions/region-directory.js';
 import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { AuthUser } from '../auth/auth-user.js';
@@ -30,7 +31,10 @@ export interface CartOrder {
   email: string | null;
   items: StockRequest[];
   shippingAddress: ShippingAddressDetails;
-  shippingTotalCents: number;
+  /** The cart's region; the order is priced in it with the prices read as the stock is taken. */
+  region: RegionInfo;
+  /** The shipping option's price in the region's currency (minor units) and its tax class; null: none. */
+  shipping: { amount: number; taxClass: string } | null;
   paymentMethod: string;
   /** A guest order's token (only its hash is stored); null for a user's order. */
   orderToken: string | null;

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { sendAsWebSocketFrames } from '../events/websocket-frames.js';
+import { PricingModule } from '../pricing/pricing.module.js';
 import { ProductsModule } from '../products/products.module.js';
+import { RegionsModule } from '../regions/regions.module.js';
 import { AdminOrdersController } from './admin-orders.controller.js';
 import { orderFrames } from './order-events.js';
 import { OrderExpiry } from './order-expiry.js';
@@ -13,7 +15,7 @@ import { OrdersService } from './orders.service.js';
 import { PaymentMethodsController } from './payment-methods.controller.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule],
+  imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule, RegionsModule, PricingModule],
   controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
   providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],
   exports: [OrderHistory],

@@ -27,6 +27,11 @@ import {
   type StockRequest,
 } from '../products/product-catalog.js';
 import { joinAccountSummary } from '../users/user-accounts.js';
+import type { PricedDocument } from '../pricing/calculator.js';
+import { unitPriceIn } from '../pricing/currency-prices.js';
+import { DocumentPricing } from '../pricing/document-pricing.js';
+import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
+import { type TaxAddress, taxAddressOf } from '../taxes/tax-provider.js';
 import {
   AdminOrderListQueryDto,
   AdminOrderResponseDto,
@@ -37,7 +42,7 @@ import {
   OrderOwnerDto,
   OrderResponseDto,
   formatAddress,
-  toOrderItemResponse,
+  toOrderDetail,
   toOrderOwner,
   toOrderResponse,
   UpdateOrderStatusDto,
@@ -53,7 +58,7 @@ import {
 } from './order-statements.js';
 import type { OrderEventPayload } from './order-events.js';
 import type { CartOrder } from './order-history.js';
-import { OrderItem } from './order-item.entity.js';
+import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
 import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
@@ -77,6 +82,8 @@ export class OrdersService implements OrderHistory {
     private readonly events: EventBus,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly regions: RegionDirectory,
+    private readonly pricing: DocumentPricing,
   ) {}
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
@@ -111,8 +118,7 @@ export class OrdersService implements OrderHistory {
           orderNumber: newOrderNumber(now),
           userId: actor.id,
           email: null,
-          totalCents: 0,
-          shippingTotalCents: 0,
+          ...UNPRICED,
           status: 'pending',
           paymentStatus: 'pending',
           shippingAddress: dto.shipping_address,
@@ -125,7 +131,9 @@ export class OrdersService implements OrderHistory {
           createdAt: now,
           updatedAt: now,
         });
-        await this.place(manager, created, items);
+        // A free-text address names no country: the default region prices it, its first country taxes it.
+        const region = (await this.regions.find(manager, null))!;
+        await this.place(manager, created, items, { region, address: null, shipping: null });
         return created;
       });
     } catch (error) {
@@ -154,8 +162,7 @@ export class OrdersService implements OrderHistory {
       orderNumber: newOrderNumber(now),
       userId: placement.userId,
       email: placement.email,
-      totalCents: 0,
-      shippingTotalCents: placement.shippingTotalCents,
+      ...UNPRICED,
       status: 'pending',
       paymentStatus: 'pending',
       shippingAddress: formatAddress(placement.shippingAddress),
@@ -169,11 +176,14 @@ export class OrdersService implements OrderHistory {
       updatedAt: now,
     });
     try {
-      const items = await this.place(tx, created, placement.items);
+      const placed = await this.place(tx, created, placement.items, {
+        region: placement.region,
+        address: taxAddressOf(placement.shippingAddress),
+        shipping: placement.shipping,
+      });
       this.metrics.ordersCreated.inc();
       return {
-        ...toOrderResponse(created),
-        items: items.map(toOrderItemResponse),
+        ...toOrderDetail(placed),
         ...(placement.orderToken === null ? {} : { order_token: placement.orderToken }),
       };
     } catch (error) {
@@ -189,54 +199,118 @@ export class OrdersService implements OrderHistory {
       .where('o.cartId = :cartId', { cartId })
       .orderBy('i.id', 'ASC')
       .getOne();
-    return order === null ? null : { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
+    return order === null ? null : toOrderDetail(await this.withCalculation(this.orders.manager, order));
   }
 
   /**
    * The no-oversell placing, in the caller's transaction: takes the stock (one conditional UPDATE per product in
-   * id order), writes the order with its exact total (items + shipping) and its items, publishes `order.created`.
-   * An order carrying an Idempotency-Key or a cart is written first: it claims its unique index entry, and a
-   * concurrent request for the same key or cart waits on it until this transaction ends (MySQL/MariaDB; on
-   * SQLite transactions run one at a time), then fails as a duplicate and replays this order rather than
-   * racing for the stock. Otherwise the row is written once, with its total.
+   * id order), prices the order with the calculator from the prices read under those locks, writes the order
+   * with its totals, its items with their shares, their tax lines and adjustments, lets the adjusters take what
+   * they gave, and publishes `order.created`. An order carrying an Idempotency-Key or a cart is written first:
+   * it claims its unique index entry, and a concurrent request for the same key or cart waits on it until this
+   * transaction ends (MySQL/MariaDB; on SQLite transactions run one at a time), then fails as a duplicate and
+   * replays this order rather than racing for the stock. Otherwise the row is written once, with its totals.
    */
-  private async place(manager: EntityManager, order: Order, items: StockRequest[]): Promise<OrderItem[]> {
+  private async place(
+    manager: EntityManager,
+    order: Order,
+    items: StockRequest[],
+    pricing: OrderPricing,
+  ): Promise<Order> {
     const claimsFirst = order.idempotencyKey !== null || order.cartId !== null;
+    const { region } = pricing;
+    order.currencyCode = region.currencyCode;
+    order.regionId = region.id;
+    order.pricesIncludeTax = region.pricesIncludeTax;
     if (claimsFirst) order.id = await insertEntity(manager, Order, order);
     const reserved = await this.products.reserveStock(manager, items);
     if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
-    order.totalCents =
-      order.shippingTotalCents +
-      items.reduce((sum, item, i) => sum + reserved[i].priceCents * item.quantity, 0);
+    const unitPrices = reserved.map((line, i) => {
+      const price = unitPriceIn(region.currencyCode, this.config.payments.currency, line.priceCents, line.prices);
+      if (price === null) {
+        throw fieldError(
+          `items.${items[i].item ?? i}`,
+          'noPrice',
+          `${line.name} has no price in ${region.currencyCode.toUpperCase()}, the currency of region ${region.name}`,
+        );
+      }
+      return price;
+    });
+    const { document, taxCalculationId } = await this.pricing.price(manager, {
+      region,
+      address: pricing.address,
+      customerId: order.userId,
+      cartId: order.cartId,
+      lines: reserved.map((line, i) => ({
+        id: i,
+        price: unitPrices[i],
+        quantity: items[i].quantity,
+        taxClass: line.taxClass,
+      })),
+      shipping: pricing.shipping,
+    });
+    Object.assign(order, totalsOf(document), { taxCalculationId });
     if (!claimsFirst) order.id = await insertEntity(manager, Order, order);
     else {
       // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
-      await manager.update(
-        Order,
-        { id: order.id },
-        { totalCents: order.totalCents, updatedAt: order.updatedAt },
-      );
+      await manager.update(Order, { id: order.id }, { ...totalsOf(document), taxCalculationId, updatedAt: order.updatedAt });
     }
     await insertEntities(
       manager,
       OrderItem,
       items.map((item, i) => {
         const line = reserved[i];
+        const priced = document.lines[i];
         return {
           orderId: order.id,
           productId: line.productId,
           productName: line.name,
-          unitPriceCents: line.priceCents,
+          unitPriceCents: priced.price,
           quantity: item.quantity,
           variantId: line.variantId,
           sku: line.sku,
           variantTitle: line.variantTitle,
+          taxClass: line.taxClass,
+          discountTotalMinor: priced.discountTotal,
+          taxTotalMinor: priced.taxTotal,
+          totalMinor: priced.total,
         };
       }),
     );
-    const written = await this.itemsOf(manager, order.id);
-    await this.publishChange(manager, order, null, written);
-    return written;
+    order.items = await this.itemsOf(manager, order.id);
+    // The calculator's lines are the items in order: line i is item i (ids ascending as inserted).
+    const itemIdOf = (lineId: number | string | null) =>
+      lineId === null ? null : order.items[Number(lineId)].id;
+    const owners = [
+      ...document.lines.map((line) => ({ itemId: itemIdOf(line.id), taxLines: line.taxLines, adjustments: line.adjustments })),
+      { itemId: null, taxLines: document.shipping.taxLines, adjustments: document.shipping.adjustments },
+    ];
+    const taxLines = owners.flatMap(({ itemId, taxLines }) =>
+      taxLines.map((tax) => ({
+        orderId: order.id,
+        orderItemId: itemId,
+        code: tax.code,
+        name: tax.name,
+        rate: tax.rate,
+        amountMinor: tax.amount,
+      })),
+    );
+    const adjustments = owners.flatMap(({ itemId, adjustments }) =>
+      adjustments.map((adjustment) => ({
+        orderId: order.id,
+        orderItemId: itemId,
+        code: adjustment.code,
+        source: adjustment.source,
+        amountMinor: adjustment.amount,
+      })),
+    );
+    if (taxLines.length > 0) await insertEntities(manager, OrderTaxLine, taxLines);
+    if (adjustments.length > 0) await insertEntities(manager, OrderAdjustment, adjustments);
+    order.taxLines = taxLines as OrderTaxLine[];
+    order.adjustments = adjustments as OrderAdjustment[];
+    await this.pricing.commit(manager, { id: order.id, customerId: order.userId }, document);
+    await this.publishChange(manager, order, null);
+    return order;
   }
 
   async list(query: OrderListQueryDto, actor: AuthUser): Promise<Paginated<OrderResponseDto>> {
@@ -303,8 +377,7 @@ export class OrdersService implements OrderHistory {
     const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
     return {
-      ...toOrderResponse(order),
-      items: order.items.map(toOrderItemResponse),
+      ...toOrderDetail(await this.withCalculation(this.orders.manager, order)),
       ...(admin ? { user: ownerOrGuest(order) } : {}),
     };
   }
@@ -318,7 +391,7 @@ export class OrdersService implements OrderHistory {
       .orderBy('i.id', 'ASC')
       .getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
-    return { ...toOrderResponse(order), items: order.items.map(toOrderItemResponse) };
+    return toOrderDetail(await this.withCalculation(this.orders.manager, order));
   }
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */
@@ -373,6 +446,7 @@ export class OrdersService implements OrderHistory {
       if (next.status === 'cancelled' && current.status !== 'cancelled') {
         cancelled = true;
         await this.products.releaseStock(manager, stockOf(items));
+        await this.pricing.release(manager, id);
         await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
       }
       const changed = { ...current, ...next, updatedAt: now };
@@ -497,6 +571,7 @@ export class OrdersService implements OrderHistory {
     if (result.affected === 0) return null;
     const items = await this.itemsOf(manager, id);
     await this.products.releaseStock(manager, stockOf(items));
+    await this.pricing.release(manager, id);
     await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
     const order = await manager.findOneByOrFail(Order, { id });
     await this.publishChange(
@@ -530,6 +605,14 @@ export class OrdersService implements OrderHistory {
     return manager.find(OrderItem, { where: { orderId }, order: { id: 'ASC' } });
   }
 
+  /** The order with its tax lines and adjustments (two statements; joined with the items they would multiply). */
+  private async withCalculation(manager: EntityManager, order: Order): Promise<Order> {
+    const where = { where: { orderId: order.id }, order: { id: 'ASC' as const } };
+    order.taxLines = await manager.find(OrderTaxLine, where);
+    order.adjustments = await manager.find(OrderAdjustment, where);
+    return order;
+  }
+
   private findByIdempotencyKey(userId: number, key: string): Promise<Order | null> {
     return this.orders
       .createQueryBuilder('o')
@@ -551,12 +634,14 @@ export class OrdersService implements OrderHistory {
     const [owner]: Array<{ id: number; username: string; email: string }> =
       order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
     const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
+    order.items = items ?? order.items ?? (await this.itemsOf(tx, order.id));
+    if (order.taxLines === undefined || order.adjustments === undefined) await this.withCalculation(tx, order);
     const payload: OrderEventPayload = {
       userId: order.userId,
       order: toOrderResponse(order),
       user,
       email: order.email ?? user?.email ?? null,
-      items: (items ?? (await this.itemsOf(tx, order.id))).map(toOrderItemResponse),
+      items: toOrderDetail(order).items,
     };
     if (previous === null) {
       await this.events.publish(tx, 'order.created', payload);
@@ -576,6 +661,39 @@ export class OrdersService implements OrderHistory {
       await this.events.publish(tx, 'order.refunded', payload);
     }
   }
+}
+
+/** Where and how an order is priced: its region, its address for taxes, its shipping in minor units. */
+interface OrderPricing {
+  region: RegionInfo;
+  address: TaxAddress | null;
+  shipping: { amount: number; taxClass: string } | null;
+}
+
+/** An order's columns before it is priced. */
+const UNPRICED = {
+  totalCents: 0,
+  shippingTotalCents: 0,
+  subtotalMinor: 0,
+  discountTotalMinor: 0,
+  taxTotalMinor: 0,
+  shippingTaxTotalMinor: 0,
+  giftCardTotalMinor: 0,
+  taxCalculationId: null,
+  taxTransactionId: null,
+} satisfies Partial<Order>;
+
+/** The order's columns of a priced document. */
+function totalsOf(document: PricedDocument) {
+  return {
+    totalCents: document.total,
+    shippingTotalCents: document.shippingTotal,
+    subtotalMinor: document.subtotal,
+    discountTotalMinor: document.discountTotal,
+    taxTotalMinor: document.taxTotal,
+    shippingTaxTotalMinor: document.shipping.taxTotal,
+    giftCardTotalMinor: document.giftCardTotal,
+  } satisfies Partial<Order>;
 }
 
 function ownerOrGuest(order: Order): OrderOwnerDto | null {

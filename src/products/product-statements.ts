@@ -88,7 +88,7 @@ const namesAndPrices: string[] = [];
 /** `SELECT id, name, price_cents ... WHERE id IN (?, ...)` for `count` ids, built once per count. */
 export function namesAndPricesOf(count: number): string {
   namesAndPrices[count] ??=
-    `SELECT id, name, price_cents FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
+    `SELECT id, name, price_cents, prices, tax_class FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
   return namesAndPrices[count];
 }
 

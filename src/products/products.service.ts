@@ -404,10 +404,11 @@ export class ProductsService implements ProductCatalog {
     }
 
     const productIds = lines.filter((line) => line.request.variantId == null).map((line) => line.productId);
-    const products: Array<{ id: number; name: string; price_cents: number }> =
+    type Snapshot = { id: number; name: string; price_cents: number; prices: string | null; tax_class: string };
+    const products: Snapshot[] =
       productIds.length === 0 ? [] : await tx.query(namesAndPricesOf(productIds.length), productIds);
     const variantIds = [...productOf.keys()];
-    const variants: Array<{ id: number; name: string; price_cents: number; sku: string; title: string }> =
+    const variants: Array<Snapshot & { sku: string; title: string }> =
       variantIds.length === 0 ? [] : await tx.query(variantSnapshotsOf(variantIds.length), variantIds);
     const productRows = new Map(products.map((row) => [Number(row.id), row]));
     const variantRows = new Map(variants.map((row) => [Number(row.id), row]));
@@ -419,6 +420,8 @@ export class ProductsService implements ProductCatalog {
         variantId: request.variantId ?? null,
         name: row.name,
         priceCents: Number(row.price_cents),
+        prices: row.prices === null ? null : (JSON.parse(row.prices) as Record<string, number>),
+        taxClass: row.tax_class,
         sku: variant?.sku ?? null,
         variantTitle: variant?.title ?? null,
       };

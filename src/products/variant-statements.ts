@@ -70,7 +70,7 @@ const snapshots: string[] = [];
 /** What an order item keeps of each of `count` variants and their products, read after the stock is taken. */
 export function variantSnapshotsOf(count: number): string {
   snapshots[count] ??=
-    'SELECT v.id, v.sku, v.title, v.price_cents, p.name FROM product_variants v ' +
+    'SELECT v.id, v.sku, v.title, v.price_cents, v.prices, p.name, p.tax_class FROM product_variants v ' +
     `INNER JOIN products p ON p.id = v.product_id WHERE v.id IN (${placeholders(count)})`;
   return snapshots[count];
 }

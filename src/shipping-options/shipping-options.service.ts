@@ -42,7 +42,7 @@ export class ShippingOptionsService implements ShippingOptionCatalog {
       updatedAt: now,
     });
     await this.transactions.run('create shipping option', (tx) => tx.insert(ShippingOption, option));
-    return toShippingOptionResponse(option);
+    return toShippingOptionResponse(option, this.config.payments.currency);
   }
 
   /** Users and anonymous catalogue readers see active options only; admins see all and may filter. */
@@ -63,7 +63,7 @@ export class ShippingOptionsService implements ShippingOptionCatalog {
     const matching = country === undefined ? rows : rows.filter((option) => shipsTo(option, country));
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
     return new Paginated(
-      matching.slice(skip, skip + pageSize).map(toShippingOptionResponse),
+      matching.slice(skip, skip + pageSize).map((option) => toShippingOptionResponse(option, this.config.payments.currency)),
       matching.length,
       page,
       pageSize,
@@ -71,17 +71,17 @@ export class ShippingOptionsService implements ShippingOptionCatalog {
   }
 
   async get(id: number, actor: AuthUser | undefined): Promise<ShippingOptionResponseDto> {
-    return toShippingOptionResponse(await this.findOrFail(id, actor?.role === 'admin'));
+    return toShippingOptionResponse(await this.findOrFail(id, actor?.role === 'admin'), this.config.payments.currency);
   }
 
   async applicableTo(country: string): Promise<ShippingOptionResponseDto[]> {
     const rows = await this.options.find({ where: { isActive: true }, order: { id: 'ASC' } });
-    return rows.filter((option) => shipsTo(option, country)).map(toShippingOptionResponse);
+    return rows.filter((option) => shipsTo(option, country)).map((option) => toShippingOptionResponse(option, this.config.payments.currency));
   }
 
   async findApplicable(tx: Tx, id: number, country: string): Promise<ShippingOptionResponseDto | null> {
     const option = await tx.findOneBy(ShippingOption, { id, isActive: true });
-    return option !== null && shipsTo(option, country) ? toShippingOptionResponse(option) : null;
+    return option !== null && shipsTo(option, country) ? toShippingOptionResponse(option, this.config.payments.currency) : null;
   }
 
   async update(id: number, dto: UpdateShippingOptionDto): Promise<ShippingOptionResponseDto> {
@@ -98,7 +98,7 @@ export class ShippingOptionsService implements ShippingOptionCatalog {
       tx.update(ShippingOption, { id, deletedAt: IsNull() }, { ...changes, updatedAt: new Date() }),
     );
     if (result.affected === 0) throw notFound(id);
-    return toShippingOptionResponse(await this.findOrFail(id, true));
+    return toShippingOptionResponse(await this.findOrFail(id, true), this.config.payments.currency);
   }
 
   /** Soft deletion: orders placed with the option keep their shipping total; the option is gone for everyone. */

@@ -10,6 +10,28 @@ export interface TaxAddress {
   line1?: string;
 }
 
+/**
+ * The tax address of a structured shipping address: its country, and its subdivision from the `region` field
+ * when that holds an ISO 3166-2 code or its second part ("US-CA" or "CA"); null when it holds a name.
+ */
+export function taxAddressOf(address: {
+  country: string;
+  region?: string;
+  postal_code?: string;
+  city?: string;
+  line1?: string;
+}): TaxAddress {
+  const region = (address.region ?? '').trim().toUpperCase();
+  const code = /^(?:[A-Z]{2}-)?([A-Z0-9]{1,3})$/.exec(region);
+  return {
+    country: address.country,
+    subdivision: code === null ? null : code[1],
+    postalCode: address.postal_code,
+    city: address.city,
+    line1: address.line1,
+  };
+}
+
 /** What a provider is asked: every taxable amount of a document, after its discounts, in minor units. */
 export interface TaxQuery {
   currency: string;

@@ -1,3 +1,4 @@
+import { AdjustmentDto, DocumentTotalsDto, LineAmountsDto, TaxLineDto } from '../../pricing/dto/priced.dto.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -34,7 +35,30 @@ export class UpdateCartItemDto {
   quantity: number;
 }
 
+const REGION_ID = {
+  type: 'integer',
+  example: 2,
+  minimum: 1,
+  description: 'A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)',
+} as const;
+
+export class CreateCartDto {
+  @ApiPropertyOptional(REGION_ID)
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  region_id?: number;
+}
+
 export class UpdateCartDto {
+  @ApiPropertyOptional({ ...REGION_ID, description: 'Moves the cart to another region and prices it there' })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  region_id?: number;
+
   @ApiPropertyOptional({ example: 'guest@example.com', maxLength: 254 })
   @Optional()
   @IsString()
@@ -95,7 +119,7 @@ export class CheckoutDto {
   email?: string;
 }
 
-export const CART_PROBLEMS = ['price_changed', 'insufficient_stock', 'unavailable'] as const;
+export const CART_PROBLEMS = ['price_changed', 'insufficient_stock', 'unavailable', 'no_price'] as const;
 export type CartProblemCode = (typeof CART_PROBLEMS)[number];
 
 export class CartProblemDto {
@@ -103,7 +127,7 @@ export class CartProblemDto {
   @ApiProperty({ example: 'Only 2 left; the line asks for 3' }) message: string;
 }
 
-export class CartItemResponseDto {
+export class CartItemResponseDto extends LineAmountsDto {
   @ApiProperty({ type: 'integer', example: 90 }) id: number;
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ type: 'string', nullable: true, example: 'Espresso cup', description: 'null: product gone' })
@@ -118,11 +142,16 @@ export class CartItemResponseDto {
   @ApiProperty({ type: 'string', nullable: true, example: 'TEE-RED-M' }) sku: string | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'Red / M' }) variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
-  @ApiProperty({ type: 'number', nullable: true, example: 19.99, description: 'The live unit price' })
+  @ApiProperty({
+    type: 'number',
+    nullable: true,
+    example: 19.99,
+    description: "The live unit price in the cart's currency (null: not for sale, or no price in that currency)",
+  })
   price: number | null;
-  @ApiProperty({ example: 18.5, description: 'The unit price when the line was added' })
+  @ApiProperty({ example: 18.5, description: 'The unit price when the line was added (or the cart moved region)' })
   added_price: number;
-  @ApiProperty({ example: 59.97, description: 'price x quantity (0 when the product is gone)' })
+  @ApiProperty({ example: 59.97, description: 'price x quantity (0 when the product is gone or unpriced)' })
   line_total: number;
   @ApiProperty({ type: 'integer', example: 14, description: 'Stock now (0 when not for sale); not held' })
   available: number;
@@ -132,19 +161,17 @@ export class CartItemResponseDto {
 export class CartShippingOptionDto {
   @ApiProperty({ type: 'integer', example: 3 }) id: number;
   @ApiProperty({ example: 'Standard (3–5 days)' }) name: string;
-  @ApiProperty({ example: 4.95 }) price: number;
+  @ApiProperty({ example: 4.95, description: "In the cart's currency" }) price: number;
 }
 
-export class CartResponseDto {
+export class CartResponseDto extends DocumentTotalsDto {
   @ApiProperty({ format: 'uuid', example: '3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10' }) id: string;
   @ApiProperty({ enum: CART_STATUSES, example: 'open' }) status: CartStatus;
   @ApiProperty({ type: [CartItemResponseDto] }) items: CartItemResponseDto[];
-  @ApiProperty({ example: 59.97, description: 'Sum of line_total' }) subtotal: number;
-  @ApiProperty({ example: 4.95, description: "The chosen option's price (0 without one)" })
-  shipping_total: number;
-  @ApiProperty({ example: 64.92, description: 'subtotal + shipping_total; no taxes or promotions' })
-  total: number;
   @ApiProperty({ type: CartShippingOptionDto, nullable: true }) shipping_option: CartShippingOptionDto | null;
+  @ApiProperty({ type: [TaxLineDto], description: "The shipping's taxes" }) shipping_tax_lines: TaxLineDto[];
+  @ApiProperty({ type: [AdjustmentDto], description: "The shipping's discounts" })
+  shipping_adjustments: AdjustmentDto[];
   @ApiProperty({ type: AddressFieldsDto, nullable: true }) shipping_address: ShippingAddressDetails | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'guest@example.com' }) email: string | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;

@@ -17,7 +17,9 @@ import {
 import { PageQueryDto } from '../../common/pagination.js';
 import { ToInteger } from '../../common/query-transforms.js';
 import type { AccountSummary } from '../../users/user-accounts.js';
-import type { OrderItem } from '../order-item.entity.js';
+import type { OrderAdjustment, OrderItem, OrderTaxLine } from '../order-item.entity.js';
+import { fromMinor } from '../../pricing/calculator.js';
+import { AdjustmentDto, DocumentTotalsDto, LineAmountsDto, TaxLineDto } from '../../pricing/dto/priced.dto.js';
 import type { Order } from '../order.entity.js';
 import type { ShippingAddressDetails } from '../order-history.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
@@ -177,16 +179,14 @@ export function formatAddress(address: ShippingAddressDetails): string {
   return characters.length <= 255 ? line : `${characters.slice(0, 254).join('')}…`;
 }
 
-export class OrderResponseDto {
+export class OrderResponseDto extends DocumentTotalsDto {
   @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
-  @ApiProperty({ example: 60.17 }) total_amount: number;
+  @ApiProperty({ example: 60.17, description: 'The same as total' }) total_amount: number;
   @ApiProperty({ enum: ORDER_STATUSES, example: 'pending' }) status: OrderStatus;
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
-  @ApiProperty({ example: 4.9, description: 'Shipping cost, included in total_amount (0 for POST /orders)' })
-  shipping_total: number;
   @ApiProperty({
     type: 'string',
     nullable: true,
@@ -216,7 +216,7 @@ export class AdminOrderResponseDto extends OrderResponseDto {
   user: OrderOwnerDto | null;
 }
 
-export class OrderItemResponseDto {
+export class OrderItemResponseDto extends LineAmountsDto {
   @ApiProperty({ type: 'integer', example: 90 }) id: number;
   @ApiProperty({ type: 'integer', example: 12 }) product_id: number;
   @ApiProperty({ example: 'Espresso cup', description: 'Name when ordered' }) product_name: string;
@@ -238,10 +238,14 @@ export class OrderItemResponseDto {
   variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
   @ApiProperty({ example: 19.99, description: 'Unit price when ordered' }) price: number;
+  @ApiProperty({ example: 59.97, description: 'price x quantity' }) line_total: number;
 }
 
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
+  @ApiProperty({ type: [TaxLineDto], description: "The shipping's taxes" }) shipping_tax_lines: TaxLineDto[];
+  @ApiProperty({ type: [AdjustmentDto], description: "The shipping's discounts" })
+  shipping_adjustments: AdjustmentDto[];
   @ApiPropertyOptional({
     type: OrderOwnerDto,
     nullable: true,
@@ -261,15 +265,27 @@ export function toOrderOwner(user: AccountSummary): OrderOwnerDto {
 }
 
 export function toOrderResponse(order: Order): OrderResponseDto {
+  const money = (amount: number) => fromMinor(amount, order.currencyCode);
+  const total = money(order.totalCents);
   return {
     id: order.id,
     order_number: order.orderNumber,
-    total_amount: order.totalCents / 100,
+    total_amount: total,
     status: order.status,
     shipping_address: order.shippingAddress,
     payment_method: order.paymentMethod,
     payment_status: order.paymentStatus,
-    shipping_total: order.shippingTotalCents / 100,
+    currency_code: order.currencyCode,
+    region_id: order.regionId,
+    prices_include_tax: Boolean(order.pricesIncludeTax),
+    subtotal: money(order.subtotalMinor),
+    discount_total: money(order.discountTotalMinor),
+    shipping_total: money(order.shippingTotalCents),
+    shipping_tax_total: money(order.shippingTaxTotalMinor),
+    tax_total: money(order.taxTotalMinor),
+    gift_card_total: money(order.giftCardTotalMinor),
+    total,
+    amount_due: money(order.totalCents - order.giftCardTotalMinor),
     email: order.email,
     shipping_address_details: order.shippingAddressDetails,
     created_at: order.createdAt.toISOString(),
@@ -277,7 +293,14 @@ export function toOrderResponse(order: Order): OrderResponseDto {
   };
 }
 
-export function toOrderItemResponse(item: OrderItem): OrderItemResponseDto {
+/** An order's item with its share of the calculation, as stored when the order was placed. */
+export function toOrderItemResponse(
+  item: OrderItem,
+  currency: string,
+  taxLines: readonly OrderTaxLine[] = [],
+  adjustments: readonly OrderAdjustment[] = [],
+): OrderItemResponseDto {
+  const money = (amount: number) => fromMinor(amount, currency);
   return {
     id: item.id,
     product_id: item.productId,
@@ -286,6 +309,33 @@ export function toOrderItemResponse(item: OrderItem): OrderItemResponseDto {
     sku: item.sku,
     variant_title: item.variantTitle,
     quantity: item.quantity,
-    price: item.unitPriceCents / 100,
+    price: money(item.unitPriceCents),
+    line_total: money(item.unitPriceCents * item.quantity),
+    discount_total: money(item.discountTotalMinor),
+    tax_total: money(item.taxTotalMinor),
+    total: money(item.totalMinor),
+    tax_lines: taxLines
+      .filter((line) => line.orderItemId === item.id)
+      .map((line) => ({ code: line.code, name: line.name, rate: line.rate, amount: money(line.amountMinor) })),
+    adjustments: adjustments
+      .filter((adjustment) => adjustment.orderItemId === item.id)
+      .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
+  };
+}
+
+/** An order with its items, their tax lines and adjustments, and the shipping's (DESIGN.md §16). */
+export function toOrderDetail(order: Order): OrderDetailResponseDto {
+  const taxLines = order.taxLines ?? [];
+  const adjustments = order.adjustments ?? [];
+  const money = (amount: number) => fromMinor(amount, order.currencyCode);
+  return {
+    ...toOrderResponse(order),
+    items: order.items.map((item) => toOrderItemResponse(item, order.currencyCode, taxLines, adjustments)),
+    shipping_tax_lines: taxLines
+      .filter((line) => line.orderItemId === null)
+      .map((line) => ({ code: line.code, name: line.name, rate: line.rate, amount: money(line.amountMinor) })),
+    shipping_adjustments: adjustments
+      .filter((adjustment) => adjustment.orderItemId === null)
+      .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
   };
 }

@@ -1,3 +1,4 @@
+import { CurrencyPriceDto, pricesResponse } from '../../pricing/dto/priced.dto.js';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsString, Max, Min } from 'class-validator';
 import { IsCountryCode } from '../../common/country.js';
@@ -71,7 +72,10 @@ export class ShippingOptionQueryDto extends PageQueryDto {
 export class ShippingOptionResponseDto {
   @ApiProperty({ type: 'integer', example: 3 }) id: number;
   @ApiProperty({ example: 'Standard (3–5 days)' }) name: string;
-  @ApiProperty({ example: 4.95 }) price: number;
+  @ApiProperty({ example: 4.95, description: "In the default currency (the default region's)" }) price: number;
+  @ApiProperty({ type: [CurrencyPriceDto], description: 'Per currency; the default currency first' })
+  prices: CurrencyPriceDto[];
+  @ApiProperty({ example: 'standard' }) tax_class: string;
   @ApiProperty({ type: [String], example: ['DE', 'AT'], description: 'Empty: everywhere' })
   countries: string[];
   @ApiProperty({ example: true }) is_active: boolean;
@@ -79,11 +83,16 @@ export class ShippingOptionResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
-export function toShippingOptionResponse(option: ShippingOption): ShippingOptionResponseDto {
+export function toShippingOptionResponse(
+  option: ShippingOption,
+  defaultCurrency: string,
+): ShippingOptionResponseDto {
   return {
     id: option.id,
     name: option.name,
     price: option.priceCents / 100,
+    prices: pricesResponse(defaultCurrency, option.priceCents, option.prices),
+    tax_class: option.taxClass,
     countries: option.countries,
     is_active: Boolean(option.isActive),
     created_at: option.createdAt.toISOString(),
