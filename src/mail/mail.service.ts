@@ -70,23 +70,31 @@ export class MailService implements OnModuleInit {
 }
 
 /**
- * An order event as its e-mail needs it (amounts in cents, as the templates format them). It goes to the event's
+ * An order event as its e-mail needs it (the calculator's amounts, as the API shows them). It goes to the event's
  * `email`: a guest's (greeted by the shipping address's name), or the customer's.
  */
 function orderMail({ order, user, email, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
-  const cents = (amount: number) => Math.round(amount * 100);
   return {
     to: email ?? user!.email,
     order: {
       username: user?.username ?? order.shipping_address_details?.name ?? '',
       orderNumber: order.order_number,
-      totalCents: cents(order.total_amount),
+      currency: order.currency_code,
+      pricesIncludeTax: order.prices_include_tax,
+      subtotal: order.subtotal,
+      discountTotal: order.discount_total,
+      shippingTotal: order.shipping_total,
+      taxTotal: order.tax_total,
+      giftCardTotal: order.gift_card_total,
+      total: order.total,
+      amountDue: order.amount_due,
       paymentMethod: order.payment_method,
       shippingAddress: order.shipping_address,
       items: items.map((item) => ({
         productName: item.product_name,
         quantity: item.quantity,
-        unitPriceCents: cents(item.price),
+        price: item.price,
+        lineTotal: item.line_total,
       })),
     },
   };

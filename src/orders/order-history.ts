@@ -13,8 +13,20 @@ export interface OrderAccess {
 /** What the payments module reads of an order. */
 export type PayableOrder = Pick<
   Order,
-  'id' | 'userId' | 'totalCents' | 'paymentMethod' | 'status' | 'paymentStatus'
+  | 'id'
+  | 'userId'
+  | 'totalCents'
+  | 'giftCardTotalMinor'
+  | 'currencyCode'
+  | 'paymentMethod'
+  | 'status'
+  | 'paymentStatus'
 >;
+
+/** What a payment takes: the order's total less what gift cards pay, in minor units of its currency. */
+export function amountDueOf(order: Pick<Order, 'totalCents' | 'giftCardTotalMinor'>): number {
+  return order.totalCents - order.giftCardTotalMinor;
+}
 import type { StockRequest } from '../products/product-catalog.js';
 import type { OrderDetailResponseDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';

@@ -1,3 +1,4 @@
+import { fromMinor } from '../pricing/calculator.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import { PAYMENT_STATUSES, type PaymentStatus } from './payment-status.js';
@@ -60,7 +61,7 @@ export function toPaymentResponse(payment: Payment): PaymentResponseDto {
     order_id: payment.orderId,
     provider: payment.provider,
     status: payment.status,
-    amount: payment.amountCents / 100,
+    amount: fromMinor(payment.amountCents, payment.currency),
     currency: payment.currency,
     client_secret: payment.clientSecret,
     flag: payment.flag,
@@ -69,11 +70,12 @@ export function toPaymentResponse(payment: Payment): PaymentResponseDto {
   };
 }
 
-export function toRefundResponse(refund: PaymentRefund): RefundResponseDto {
+/** A refund, its amount in the currency of its payment. */
+export function toRefundResponse(refund: PaymentRefund, currency: string): RefundResponseDto {
   return {
     id: refund.id,
     payment_id: refund.paymentId,
-    amount: refund.amountCents / 100,
+    amount: fromMinor(refund.amountCents, currency),
     status: refund.status,
     reason: refund.reason,
     created_at: refund.createdAt.toISOString(),

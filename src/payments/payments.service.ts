@@ -10,7 +10,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type { AuthUser } from '../auth/auth-user.js';
 import { In, IsNull, LessThan, Not, Repository } from 'typeorm';
-import { toCents } from '../common/money.js';
+import { fromMinor, isAmountIn, minorUnits, toMinor } from '../pricing/calculator.js';
 import { fieldError } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -20,7 +20,7 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { Metrics } from '../observability/metrics.js';
-import { type OrderAccess, OrderHistory } from '../orders/order-history.js';
+import { amountDueOf, type OrderAccess, OrderHistory } from '../orders/order-history.js';
 import {
   CreateRefundDto,
   PaymentResponseDto,
@@ -110,8 +110,8 @@ export class PaymentsService implements OnModuleInit {
           liveOrderId: orderId,
           provider: this.config.payments.providers[order.paymentMethod] ?? 'manual',
           status: 'pending',
-          amountCents: order.totalCents,
-          currency: this.config.payments.currency,
+          amountCents: amountDueOf(order),
+          currency: order.currencyCode,
           refundedCents: 0,
           providerRef: null,
           clientSecret: null,
@@ -259,12 +259,20 @@ export class PaymentsService implements OnModuleInit {
     const payment = await this.payments.findOne({ where: { orderId, status: In(REFUNDABLE) } });
     if (payment === null) throw new BadRequestException(`Order ${orderId} has no paid payment to refund`);
     const refundable = payment.amountCents - payment.refundedCents;
-    const amountCents = dto.amount === undefined ? refundable : toCents(dto.amount);
+    const currency = payment.currency;
+    if (dto.amount !== undefined && !isAmountIn(dto.amount, currency)) {
+      throw fieldError(
+        'amount',
+        'isAmountIn',
+        `amount must be an amount in ${currency.toUpperCase()} (at most ${minorUnits(currency)} decimals)`,
+      );
+    }
+    const amountCents = dto.amount === undefined ? refundable : toMinor(dto.amount, currency);
     if (amountCents > refundable) {
       throw fieldError(
         'amount',
         'max',
-        `amount must not exceed ${refundable / 100}, paid and not yet refunded`,
+        `amount must not exceed ${fromMinor(refundable, currency)}, paid and not yet refunded`,
       );
     }
     let refund: PaymentRefund;
@@ -280,7 +288,7 @@ export class PaymentsService implements OnModuleInit {
       }
       throw error;
     }
-    return toRefundResponse(await this.settleRefund(refund, payment));
+    return toRefundResponse(await this.settleRefund(refund, payment), currency);
   }
 
   /** The admin endpoints: any order, 404 for a missing one. */
@@ -289,10 +297,11 @@ export class PaymentsService implements OnModuleInit {
     const refunds = await this.refunds
       .createQueryBuilder('r')
       .innerJoin(Payment, 'p', 'p.id = r.paymentId')
+      .addSelect('p.currency', 'currency')
       .where('p.orderId = :orderId', { orderId })
       .orderBy('r.id', 'ASC')
-      .getMany();
-    return refunds.map(toRefundResponse);
+      .getRawAndEntities();
+    return refunds.entities.map((refund, i) => toRefundResponse(refund, refunds.raw[i].currency));
   }
 
   /**
@@ -494,6 +503,7 @@ export class PaymentsService implements OnModuleInit {
       .innerJoin(Payment, 'p', 'p.id = r.paymentId')
       .addSelect('r.requestHash')
       .addSelect('p.orderId', 'order_id')
+      .addSelect('p.currency', 'currency')
       .where('r.idempotencyKey = :key', { key })
       .getRawAndEntities();
     if (earlier.entities.length === 0) return null;
@@ -513,7 +523,7 @@ export class PaymentsService implements OnModuleInit {
         'Idempotency-Key was already used with a different amount or reason',
       );
     }
-    return toRefundResponse(earlier.entities[0]);
+    return toRefundResponse(earlier.entities[0], earlier.raw[0].currency);
   }
 
   private remoteProviders(): string[] {

@@ -1,20 +1,44 @@
 import { html, type MailContent, money, page } from './template.js';
 
+/** An order as its e-mails show it: the calculator's amounts in the currency's major units (as the API). */
 export interface OrderMailValues {
   username: string;
   orderNumber: string;
-  totalCents: number;
+  currency: string;
+  pricesIncludeTax: boolean;
+  subtotal: number;
+  discountTotal: number;
+  shippingTotal: number;
+  taxTotal: number;
+  giftCardTotal: number;
+  total: number;
+  amountDue: number;
   paymentMethod: string;
   shippingAddress: string;
-  items: Array<{ productName: string; quantity: number; unitPriceCents: number }>;
+  items: Array<{ productName: string; quantity: number; price: number; lineTotal: number }>;
+}
+
+/** The summary rows under the lines: subtotal, discounts, shipping, taxes, total (the zero ones left out). */
+function summaryOf(order: OrderMailValues): Array<[string, string]> {
+  const amount = (value: number) => money(value, order.currency);
+  const rows: Array<[string, string]> = [['Subtotal', amount(order.subtotal)]];
+  if (order.discountTotal > 0) rows.push(['Discount', `-${amount(order.discountTotal)}`]);
+  rows.push(['Shipping', amount(order.shippingTotal)]);
+  if (order.taxTotal > 0) rows.push([order.pricesIncludeTax ? 'Included tax' : 'Tax', amount(order.taxTotal)]);
+  rows.push(['Total', amount(order.total)]);
+  if (order.giftCardTotal > 0) {
+    rows.push(['Gift cards', `-${amount(order.giftCardTotal)}`], ['To pay', amount(order.amountDue)]);
+  }
+  return rows;
 }
 
 export function orderConfirmation(order: OrderMailValues): MailContent {
   const subject = `Your order ${order.orderNumber}`;
+  const amount = (value: number) => money(value, order.currency);
   const lines = order.items.map(
-    (item) =>
-      `- ${item.productName}: ${item.quantity} × ${money(item.unitPriceCents)} = ${money(item.quantity * item.unitPriceCents)}`,
+    (item) => `- ${item.productName}: ${item.quantity} × ${amount(item.price)} = ${amount(item.lineTotal)}`,
   );
+  const summary = summaryOf(order);
   const text = [
     `Hello ${order.username},`,
     '',
@@ -22,7 +46,7 @@ export function orderConfirmation(order: OrderMailValues): MailContent {
     '',
     ...lines,
     '',
-    `Total: ${money(order.totalCents)}`,
+    ...summary.map(([label, value]) => `${label}: ${value}`),
     `Payment method: ${order.paymentMethod}`,
     `Shipping address: ${order.shippingAddress}`,
     '',
@@ -33,8 +57,15 @@ export function orderConfirmation(order: OrderMailValues): MailContent {
       html`<tr>
         <td>${item.productName}</td>
         <td style="text-align: right">${item.quantity}</td>
-        <td style="text-align: right">${money(item.unitPriceCents)}</td>
-        <td style="text-align: right">${money(item.quantity * item.unitPriceCents)}</td>
+        <td style="text-align: right">${amount(item.price)}</td>
+        <td style="text-align: right">${amount(item.lineTotal)}</td>
+      </tr>`,
+  );
+  const footer = summary.map(
+    ([label, value]) =>
+      html`<tr>
+        <th align="left" colspan="3">${label}</th>
+        <th style="text-align: right">${value}</th>
       </tr>`,
   );
   const body = html`<p>Hello ${order.username},</p>
@@ -52,10 +83,7 @@ export function orderConfirmation(order: OrderMailValues): MailContent {
         ${rows}
       </tbody>
       <tfoot>
-        <tr>
-          <th align="left" colspan="3">Total</th>
-          <th style="text-align: right">${money(order.totalCents)}</th>
-        </tr>
+        ${footer}
       </tfoot>
     </table>
     <p>Payment method: ${order.paymentMethod}<br />Shipping address: ${order.shippingAddress}</p>

@@ -6,12 +6,12 @@ export function paymentReceived(order: OrderMailValues): MailContent {
   const text = [
     `Hello ${order.username},`,
     '',
-    `we have received your payment of ${money(order.totalCents)} (${order.paymentMethod}) for order ${order.orderNumber}.`,
+    `we have received your payment of ${money(order.amountDue, order.currency)} (${order.paymentMethod}) for order ${order.orderNumber}.`,
     `It will be shipped to: ${order.shippingAddress}`,
   ].join('\n');
   const body = html`<p>Hello ${order.username},</p>
     <p>
-      we have received your payment of <strong>${money(order.totalCents)}</strong> (${order.paymentMethod})
+      we have received your payment of <strong>${money(order.amountDue, order.currency)}</strong> (${order.paymentMethod})
       for order <strong>${order.orderNumber}</strong>.
     </p>
     <p>It will be shipped to: ${order.shippingAddress}</p>`;

@@ -53,9 +53,16 @@ export function page(title: string, body: SafeHtml): string {
     </html> `.value;
 }
 
-/** Cents as the API shows amounts: 1999 → "19.99". */
-export function money(cents: number): string {
-  return (cents / 100).toFixed(2);
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** An amount as the API shows it (major units), with its currency: 19.99 eur → "€19.99", 1999 jpy → "¥1,999". */
+export function money(amount: number, currency: string): string {
+  let format = formats.get(currency);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en', { style: 'currency', currency });
+    formats.set(currency, format);
+  }
+  return format.format(amount);
 }
 
 /** A duration in whole minutes or hours, for "the link is valid for …". */

@@ -10,12 +10,20 @@ const HOSTILE = `<script>alert("x")</script> & 'quoted'`;
 const order: OrderMailValues = {
   username: 'jane',
   orderNumber: 'ORD-20261125-ABCD1234',
-  totalCents: 6017,
+  currency: 'usd',
+  pricesIncludeTax: false,
+  subtotal: 60.17,
+  discountTotal: 0,
+  shippingTotal: 0,
+  taxTotal: 0,
+  giftCardTotal: 0,
+  total: 60.17,
+  amountDue: 60.17,
   paymentMethod: 'credit_card',
   shippingAddress: '1 Main St',
   items: [
-    { productName: 'Espresso cup', quantity: 3, unitPriceCents: 1999 },
-    { productName: 'Saucer', quantity: 1, unitPriceCents: 20 },
+    { productName: 'Espresso cup', quantity: 3, price: 19.99, lineTotal: 59.97 },
+    { productName: 'Saucer', quantity: 1, price: 0.2, lineTotal: 0.2 },
   ],
 };
 
@@ -46,18 +54,37 @@ describe('mail templates', () => {
   it('order confirmation lists each item with quantity, price and subtotal, and the total, in both parts', () => {
     const mail = orderConfirmation(order);
     expect(mail.subject).toBe('Your order ORD-20261125-ABCD1234');
-    expect(mail.text).toContain('- Espresso cup: 3 × 19.99 = 59.97');
-    expect(mail.text).toContain('- Saucer: 1 × 0.20 = 0.20');
-    expect(mail.text).toContain('Total: 60.17');
+    expect(mail.text).toContain('- Espresso cup: 3 × $19.99 = $59.97');
+    expect(mail.text).toContain('- Saucer: 1 × $0.20 = $0.20');
+    expect(mail.text).toContain('Total: $60.17');
+    expect(mail.text).not.toContain('Tax');
     expect(mail.html).toMatch(
-      /<td>Espresso cup<\/td>\s*<td[^>]*>3<\/td>\s*<td[^>]*>19\.99<\/td>\s*<td[^>]*>59\.97<\/td>/,
+      /<td>Espresso cup<\/td>\s*<td[^>]*>3<\/td>\s*<td[^>]*>\$19\.99<\/td>\s*<td[^>]*>\$59\.97<\/td>/,
     );
-    expect(mail.html).toContain('60.17');
+    expect(mail.html).toContain('$60.17');
+  });
+
+  it('amounts carry their currency in its own digits, and taxes show as included or added', () => {
+    const yen = orderConfirmation({
+      ...order,
+      currency: 'jpy',
+      subtotal: 3998,
+      shippingTotal: 500,
+      taxTotal: 450,
+      total: 4948,
+      amountDue: 4948,
+      items: [{ productName: 'Cup', quantity: 2, price: 1999, lineTotal: 3998 }],
+    });
+    expect(yen.text).toContain('- Cup: 2 × ¥1,999 = ¥3,998');
+    expect(yen.text).toContain('Tax: ¥450');
+    expect(yen.text).toContain('Total: ¥4,948');
+    const euro = orderConfirmation({ ...order, currency: 'eur', pricesIncludeTax: true, taxTotal: 9.61 });
+    expect(euro.text).toContain('Included tax: €9.61');
   });
 
   it('escapes user-supplied values in the HTML part and leaves the text part plain', () => {
     const values = { ...order, username: HOSTILE, shippingAddress: HOSTILE };
-    values.items = [{ productName: HOSTILE, quantity: 1, unitPriceCents: 100 }];
+    values.items = [{ productName: HOSTILE, quantity: 1, price: 1, lineTotal: 1 }];
     for (const mail of [orderConfirmation(values), paymentReceived(values)]) {
       expect(mail.html).not.toContain('<script>');
       expect(mail.html).toContain(escapeHtml(HOSTILE));
@@ -68,7 +95,7 @@ describe('mail templates', () => {
   it('payment received names the order, amount and method', () => {
     const mail = paymentReceived(order);
     expect(mail.subject).toBe('Payment received for order ORD-20261125-ABCD1234');
-    expect(mail.text).toContain('your payment of 60.17 (credit_card) for order ORD-20261125-ABCD1234');
+    expect(mail.text).toContain('your payment of $60.17 (credit_card) for order ORD-20261125-ABCD1234');
   });
 
   it('password reset and verification carry the link and the token, and say how long they work', () => {

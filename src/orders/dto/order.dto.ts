@@ -21,7 +21,7 @@ import type { OrderAdjustment, OrderItem, OrderTaxLine } from '../order-item.ent
 import { fromMinor } from '../../pricing/calculator.js';
 import { AdjustmentDto, DocumentTotalsDto, LineAmountsDto, TaxLineDto } from '../../pricing/dto/priced.dto.js';
 import type { Order } from '../order.entity.js';
-import type { ShippingAddressDetails } from '../order-history.js';
+import { amountDueOf, type ShippingAddressDetails } from '../order-history.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
@@ -285,7 +285,7 @@ export function toOrderResponse(order: Order): OrderResponseDto {
     tax_total: money(order.taxTotalMinor),
     gift_card_total: money(order.giftCardTotalMinor),
     total,
-    amount_due: money(order.totalCents - order.giftCardTotalMinor),
+    amount_due: money(amountDueOf(order)),
     email: order.email,
     shipping_address_details: order.shippingAddressDetails,
     created_at: order.createdAt.toISOString(),
