@@ -340,7 +340,7 @@ describe('e-mail, password reset and e-mail verification', () => {
       expect(confirmation.to).toEqual([emailOf(account)]);
       expect(confirmation.subject).toBe(`Your order ${order.order_number}`);
       expect(confirmation.text).toContain('- Espresso <cup>: 3 × $19.99 = $59.97');
-      expect(confirmation.text).toContain('- Saucer: 1 × 5.00 = 5.00');
+      expect(confirmation.text).toContain('- Saucer: 1 × $5.00 = $5.00');
       expect(confirmation.text).toContain('Total: $64.97');
       expect(confirmation.html).toContain('<td>Espresso &lt;cup&gt;</td>');
       expect(confirmation.html).not.toContain('<cup>');
@@ -378,7 +378,7 @@ describe('e-mail, password reset and e-mail verification', () => {
       expect(confirmation.to).toEqual([guest]);
       expect(confirmation.subject).toBe(`Your order ${order.order_number}`);
       expect(confirmation.text).toContain('Hello Guest Buyer,');
-      expect(confirmation.text).toContain('- Teapot: 2 × 12.50 = 25.00');
+      expect(confirmation.text).toContain('- Teapot: 2 × $12.50 = $25.00');
       expect(confirmation.text).toContain('Total: $25.00');
     });
   });
