@@ -225,11 +225,7 @@ export class CartsService {
         });
       } else {
         // Raising a line shows the shopper today's price: that becomes the line's price as added.
-        await tx.update(
-          CartItem,
-          { id: existing.id },
-          { quantity, addedPriceCents, updatedAt: new Date() },
-        );
+        await tx.update(CartItem, { id: existing.id }, { quantity, addedPriceCents, updatedAt: new Date() });
       }
     });
   }
@@ -258,7 +254,13 @@ export class CartsService {
   }
 
   async update(id: string, dto: UpdateCartDto, caller: CartCaller): Promise<CartResponseDto> {
-    const given = ['email', 'shipping_address', 'shipping_address_id', 'shipping_option_id', 'region_id'] as const;
+    const given = [
+      'email',
+      'shipping_address',
+      'shipping_address_id',
+      'shipping_option_id',
+      'region_id',
+    ] as const;
     if (given.every((field) => dto[field] === undefined)) {
       throw fieldError('email', 'required', `one of ${given.join(', ')} is required`);
     }
@@ -272,13 +274,22 @@ export class CartsService {
     return this.change(id, caller, async (tx, lines, cart) => {
       const changes: Partial<Cart> = { updatedAt: new Date() };
       const region =
-        dto.region_id === undefined ? await this.regionOf(tx, cart) : await this.regionNamed(tx, dto.region_id);
+        dto.region_id === undefined
+          ? await this.regionOf(tx, cart)
+          : await this.regionNamed(tx, dto.region_id);
       if (dto.region_id !== undefined && dto.region_id !== cart.regionId) {
         changes.regionId = dto.region_id;
         // Moving re-prices the cart: the lines' prices as added become the new currency's.
         for (const line of lines) {
-          const price = line.priceCents === null ? null : unitPriceIn(region.currencyCode, this.defaultCurrency, line.priceCents, line.prices);
-          await tx.update(CartItem, { id: line.id }, { addedPriceCents: price ?? 0, updatedAt: changes.updatedAt });
+          const price =
+            line.priceCents === null
+              ? null
+              : unitPriceIn(region.currencyCode, this.defaultCurrency, line.priceCents, line.prices);
+          await tx.update(
+            CartItem,
+            { id: line.id },
+            { addedPriceCents: price ?? 0, updatedAt: changes.updatedAt },
+          );
         }
       }
       if (dto.email !== undefined) changes.email = dto.email;
@@ -510,7 +521,11 @@ export class CartsService {
    */
   private async shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
     if (cart.shippingOptionId === null || cart.shippingAddress === null) return null;
-    const option = await this.shipping.findApplicable(manager, cart.shippingOptionId, cart.shippingAddress.country);
+    const option = await this.shipping.findApplicable(
+      manager,
+      cart.shippingOptionId,
+      cart.shippingAddress.country,
+    );
     if (option === null) return null;
     const { currencyCode } = await this.regionOf(manager, cart);
     return shippingIn(option, currencyCode) === null ? null : option;
@@ -542,10 +557,14 @@ export class CartsService {
       cartId: cart.id,
       lines: lines.flatMap((line) => {
         const price = unitPrices.get(line.id)!;
-        return price === null ? [] : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
+        return price === null
+          ? []
+          : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
       }),
       shipping:
-        option === null ? null : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
+        option === null
+          ? null
+          : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
     });
     return { region, unitPrices, quote };
   }

@@ -3,6 +3,7 @@ import {
   Inject,
   Injectable,
   NotFoundException,
+  type OnModuleInit,
   UnauthorizedException,
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
@@ -74,7 +75,7 @@ export interface CreatedOrder {
 }
 
 @Injectable()
-export class OrdersService implements OrderHistory {
+export class OrdersService implements OrderHistory, OnModuleInit {
   constructor(
     @InjectRepository(Order) private readonly orders: Repository<Order>,
     private readonly products: ProductCatalog,
@@ -85,6 +86,33 @@ export class OrdersService implements OrderHistory {
     private readonly regions: RegionDirectory,
     private readonly pricing: DocumentPricing,
   ) {}
+
+  onModuleInit(): void {
+    this.events.subscribe('order.paid', (event) => this.recordTaxTransaction(event.data.order.id));
+  }
+
+  /**
+   * A paid order's taxes are recorded with the tax provider that calculated them (Stripe Tax's transaction),
+   * after the commit and again until it succeeds (the event is dispatched again when this throws).
+   */
+  private async recordTaxTransaction(orderId: number): Promise<void> {
+    const [row]: Array<{
+      order_number: string;
+      tax_calculation_id: string | null;
+      tax_transaction_id: string | null;
+    }> = await this.orders.query(
+      'SELECT order_number, tax_calculation_id, tax_transaction_id FROM orders WHERE id = ?',
+      [orderId],
+    );
+    if (row === undefined || row.tax_calculation_id === null || row.tax_transaction_id !== null) return;
+    const transactionId = await this.pricing.recordPaid(row.tax_calculation_id, row.order_number);
+    if (transactionId !== null) {
+      await this.orders.query(
+        'UPDATE orders SET tax_transaction_id = ? WHERE id = ? AND tax_transaction_id IS NULL',
+        [transactionId, orderId],
+      );
+    }
+  }
 
   async create(dto: CreateOrderDto, actor: AuthUser, idempotencyKey?: string): Promise<CreatedOrder> {
     if (!this.config.paymentMethods.includes(dto.payment_method)) {
@@ -226,7 +254,12 @@ export class OrdersService implements OrderHistory {
     const reserved = await this.products.reserveStock(manager, items);
     if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
     const unitPrices = reserved.map((line, i) => {
-      const price = unitPriceIn(region.currencyCode, this.config.payments.currency, line.priceCents, line.prices);
+      const price = unitPriceIn(
+        region.currencyCode,
+        this.config.payments.currency,
+        line.priceCents,
+        line.prices,
+      );
       if (price === null) {
         throw fieldError(
           `items.${items[i].item ?? i}`,
@@ -253,7 +286,11 @@ export class OrdersService implements OrderHistory {
     if (!claimsFirst) order.id = await insertEntity(manager, Order, order);
     else {
       // updatedAt given: TypeORM would otherwise write CURRENT_TIMESTAMP, which has whole seconds.
-      await manager.update(Order, { id: order.id }, { ...totalsOf(document), taxCalculationId, updatedAt: order.updatedAt });
+      await manager.update(
+        Order,
+        { id: order.id },
+        { ...totalsOf(document), taxCalculationId, updatedAt: order.updatedAt },
+      );
     }
     await insertEntities(
       manager,
@@ -282,7 +319,11 @@ export class OrdersService implements OrderHistory {
     const itemIdOf = (lineId: number | string | null) =>
       lineId === null ? null : order.items[Number(lineId)].id;
     const owners = [
-      ...document.lines.map((line) => ({ itemId: itemIdOf(line.id), taxLines: line.taxLines, adjustments: line.adjustments })),
+      ...document.lines.map((line) => ({
+        itemId: itemIdOf(line.id),
+        taxLines: line.taxLines,
+        adjustments: line.adjustments,
+      })),
       { itemId: null, taxLines: document.shipping.taxLines, adjustments: document.shipping.adjustments },
     ];
     const taxLines = owners.flatMap(({ itemId, taxLines }) =>
@@ -635,7 +676,8 @@ export class OrdersService implements OrderHistory {
       order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
     const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
     order.items = items ?? order.items ?? (await this.itemsOf(tx, order.id));
-    if (order.taxLines === undefined || order.adjustments === undefined) await this.withCalculation(tx, order);
+    if (order.taxLines === undefined || order.adjustments === undefined)
+      await this.withCalculation(tx, order);
     const payload: OrderEventPayload = {
       userId: order.userId,
       order: toOrderResponse(order),

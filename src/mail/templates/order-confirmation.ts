@@ -24,7 +24,8 @@ function summaryOf(order: OrderMailValues): Array<[string, string]> {
   const rows: Array<[string, string]> = [['Subtotal', amount(order.subtotal)]];
   if (order.discountTotal > 0) rows.push(['Discount', `-${amount(order.discountTotal)}`]);
   rows.push(['Shipping', amount(order.shippingTotal)]);
-  if (order.taxTotal > 0) rows.push([order.pricesIncludeTax ? 'Included tax' : 'Tax', amount(order.taxTotal)]);
+  if (order.taxTotal > 0)
+    rows.push([order.pricesIncludeTax ? 'Included tax' : 'Tax', amount(order.taxTotal)]);
   rows.push(['Total', amount(order.total)]);
   if (order.giftCardTotal > 0) {
     rows.push(['Gift cards', `-${amount(order.giftCardTotal)}`], ['To pay', amount(order.amountDue)]);

@@ -11,8 +11,9 @@ export function paymentReceived(order: OrderMailValues): MailContent {
   ].join('\n');
   const body = html`<p>Hello ${order.username},</p>
     <p>
-      we have received your payment of <strong>${money(order.amountDue, order.currency)}</strong> (${order.paymentMethod})
-      for order <strong>${order.orderNumber}</strong>.
+      we have received your payment of
+      <strong>${money(order.amountDue, order.currency)}</strong> (${order.paymentMethod}) for order
+      <strong>${order.orderNumber}</strong>.
     </p>
     <p>It will be shipped to: ${order.shippingAddress}</p>`;
   return { subject, text, html: page(subject, body) };

@@ -4,7 +4,10 @@ import { fromMinor, type PricedDocument, type TaxLine } from '../calculator.js';
 /** A price in one currency, in its major units. */
 export class CurrencyPriceDto {
   @ApiProperty({ example: 'eur', description: 'Lower-case ISO 4217' }) currency_code: string;
-  @ApiProperty({ example: 19.99, description: "In the currency's units: whole yen for jpy, cents as decimals for eur" })
+  @ApiProperty({
+    example: 19.99,
+    description: "In the currency's units: whole yen for jpy, cents as decimals for eur",
+  })
   amount: number;
 }
 
@@ -27,19 +30,26 @@ export class TaxLineDto {
   @ApiProperty({ example: 'DE-VAT' }) code: string;
   @ApiProperty({ example: 'MwSt. 19 %' }) name: string;
   @ApiProperty({ example: 19, description: 'Percent' }) rate: number;
-  @ApiProperty({ example: 3.19, description: 'The tax on the line after its discounts, rounded half to even' })
+  @ApiProperty({
+    example: 3.19,
+    description: 'The tax on the line after its discounts, rounded half to even',
+  })
   amount: number;
 }
 
 export class AdjustmentDto {
-  @ApiProperty({ example: 'SUMMER10', description: 'What gave the discount (a promotion code)' }) code: string;
+  @ApiProperty({ example: 'SUMMER10', description: 'What gave the discount (a promotion code)' })
+  code: string;
   @ApiProperty({ example: 2 }) amount: number;
 }
 
 /** A line's share of the calculation (cart lines and order items). */
 export class LineAmountsDto {
   @ApiProperty({ example: 0, description: "The line's discounts" }) discount_total: number;
-  @ApiProperty({ example: 3.19, description: "The line's taxes (in its price when the region's prices include tax)" })
+  @ApiProperty({
+    example: 3.19,
+    description: "The line's taxes (in its price when the region's prices include tax)",
+  })
   tax_total: number;
   @ApiProperty({
     example: 19.99,
@@ -54,12 +64,21 @@ export class LineAmountsDto {
 export class DocumentTotalsDto {
   @ApiProperty({ example: 'eur', description: 'Lower-case ISO 4217: every amount is in this currency' })
   currency_code: string;
-  @ApiProperty({ type: 'integer', nullable: true, example: 1, description: 'null: an order placed before regions' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 1,
+    description: 'null: an order placed before regions',
+  })
   region_id: number | null;
-  @ApiProperty({ example: false, description: 'Whether prices (and so subtotal and shipping_total) include tax' })
+  @ApiProperty({
+    example: false,
+    description: 'Whether prices (and so subtotal and shipping_total) include tax',
+  })
   prices_include_tax: boolean;
   @ApiProperty({ example: 59.97, description: 'Σ line_total' }) subtotal: number;
-  @ApiProperty({ example: 0, description: 'Σ discounts of the lines and the shipping' }) discount_total: number;
+  @ApiProperty({ example: 0, description: 'Σ discounts of the lines and the shipping' })
+  discount_total: number;
   @ApiProperty({ example: 4.95, description: "The shipping option's price, before its discount" })
   shipping_total: number;
   @ApiProperty({ example: 0.79, description: "The shipping's tax, part of tax_total" })
