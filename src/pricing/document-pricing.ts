@@ -1,8 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RegionInfo } from '../regions/region-directory.js';
-import { type TaxAddress, TaxProvider } from '../taxes/tax-provider.js';
+import { type TaxAddress, TaxProvider, TaxProviderError, type TaxQuery } from '../taxes/tax-provider.js';
 import { PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
 import { type Adjuster, type PricedDocument, type PricingLine, priceDocument } from './calculator.js';
 
@@ -62,7 +62,7 @@ export class DocumentPricing {
     }
     // Taxes are on the amounts after discounts: the untaxed pricing tells them to the provider.
     const untaxed = priceDocument({ ...input, taxRates: () => [] });
-    const quote = await this.taxes.quote(manager, {
+    const quote = await this.quoteTaxes(manager, {
       currency: region.currencyCode,
       pricesIncludeTax: region.pricesIncludeTax,
       address,
@@ -84,6 +84,16 @@ export class DocumentPricing {
       document: priceDocument({ ...input, taxRates: (target) => quote.ratesOf(target) }),
       taxCalculationId: quote.calculationId,
     };
+  }
+
+  /** The provider's rates; a provider that fails is a 503 naming it (a checkout then places nothing). */
+  private async quoteTaxes(manager: EntityManager, query: TaxQuery) {
+    try {
+      return await this.taxes.quote(manager, query);
+    } catch (error) {
+      if (error instanceof TaxProviderError) throw new ServiceUnavailableException(error.message);
+      throw error;
+    }
   }
 
   /** Lets every adjuster take what it gave the order (inside the placing transaction). */
