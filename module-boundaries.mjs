@@ -27,7 +27,15 @@ export const publicSurface = {
   carts: ['carts.module'],
   regions: ['regions.module', 'region-directory'],
   taxes: ['taxes.module', 'tax-provider'],
-  pricing: ['pricing.module', 'calculator', 'currency-prices', 'document-pricing', 'adjusters', 'dto/priced.dto'],
+  pricing: [
+    'pricing.module',
+    'calculator',
+    'document-pricing',
+    'adjusters',
+    'currency-prices',
+    'dto/priced.dto',
+    'dto/currency-price.dto',
+  ],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

@@ -448,6 +448,8 @@ describe('products', () => {
         variantId: null,
         name: 'Res A',
         priceCents: 250,
+        prices: null,
+        taxClass: 'standard',
         sku: null,
         variantTitle: null,
       });

@@ -202,6 +202,8 @@ describe('shipping options (catalogue open to anonymous readers)', () => {
     expect(res.body.data).toEqual({
       ...option,
       price: 0.1,
+      // The default currency's price is `price`.
+      prices: [{ currency_code: 'usd', amount: 0.1 }],
       countries: ['NL', 'BE'],
       is_active: false,
       updated_at: expect.any(String),

@@ -26,8 +26,9 @@ export interface ReservedLine {
   variantId: number | null;
   name: string;
   priceCents: number;
-  /** Other currencies' prices in minor units (the variant's for a variant). */
+  /** The other currencies' unit prices in minor units (the variant's for a variant line), null for none. */
   prices: Record<string, number> | null;
+  /** The product's tax class. */
   taxClass: string;
   sku: string | null;
   variantTitle: string | null;
@@ -60,7 +61,8 @@ export abstract class ProductCatalog {
  * For another module's single-statement read of rows that reference products or variants (a cart's lines): the
  * joins of each row's variant (`variantIdColumn`, may be NULL) and product (the variant's, else
  * `productIdColumn`), and their live columns: `product_id`, `product_name`, `sku`, `variant_title`,
- * `price_cents`, `prices` and `stock` (the variant's for a variant), `tax_class` (the product's), and `for_sale` (1 when the product is active and not
+ * `price_cents`, `prices` (JSON text of the other currencies' prices, see `unitPriceIn`) and `stock` (the
+ * variant's for a variant), `tax_class` (the product's), and `for_sale` (1 when the product is active and not
  * deleted and either the variant is, or there is no variant and the product has no active variants). With `?`
  * for both columns, the variant's id binds first.
  */
@@ -74,8 +76,9 @@ export function joinLiveProduct(
       `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productIdColumn})`,
     columns:
       'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
-      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, ' +
       'CASE WHEN lv.id IS NULL THEN lp.prices ELSE lv.prices END AS prices, lp.tax_class AS tax_class, ' +
+      'COALESCE(lv.stock, lp.stock) AS stock, ' +
       'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
       'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
       'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',

@@ -22,12 +22,14 @@ import {
 /**
  * A product as its detail shows it: its images, options and live variants (the active ones unless
  * `includeInactive`), by id or slug; null when there is none to see. Run through the data source's manager for
- * a read, or through a write's transaction for the shape its events carry (the admin's view).
+ * a read, or through a write's transaction for the shape its events carry (the admin's view). `defaultCurrency`
+ * is CURRENCY, the currency of `price`.
  */
 export async function readProductDetail(
   tx: Tx,
   key: number | string,
   includeInactive: boolean,
+  defaultCurrency: string,
 ): Promise<ProductDetailResponseDto | null> {
   const statement =
     typeof key === 'number'
@@ -44,9 +46,10 @@ export async function readProductDetail(
     row.options == null
       ? []
       : await tx.query(includeInactive ? VARIANTS_OF_PRODUCT : ACTIVE_VARIANTS_OF_PRODUCT, [Number(row.id)]);
+  const product = productFromRow(row);
   return {
-    ...toProductResponse(productFromRow(row), imagesFromRows(rows)),
+    ...toProductResponse(product, imagesFromRows(rows), defaultCurrency),
     options: row.options == null ? [] : (JSON.parse(row.options) as ProductOption[]),
-    variants: variants.map(toVariantResponse),
+    variants: variants.map((variant) => toVariantResponse(variant, defaultCurrency, product.taxClass)),
   };
 }

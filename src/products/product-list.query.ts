@@ -140,6 +140,7 @@ export class ProductListQuery {
   private readonly logger = new Logger('ProductSearch');
   private readonly mysql: boolean;
   private readonly search: AppConfig['search'];
+  private readonly currency: string;
   private readonly postingCounts = new Map<string, { count: number; countedAt: number }>();
 
   constructor(
@@ -149,6 +150,7 @@ export class ProductListQuery {
   ) {
     this.mysql = dataSource.options.type === 'mysql';
     this.search = config.search;
+    this.currency = config.payments.currency;
   }
 
   /**
@@ -254,7 +256,7 @@ export class ProductListQuery {
   private async withImages(filter: ProductListFilter, rows: ProductRow[]): Promise<ProductResponseDto[]> {
     // `image` is the first image's path: a page of products without one needs no statement.
     const ids = rows.filter((row) => row.image !== '').map((row) => Number(row.id));
-    if (ids.length === 0) return rows.map((row) => toProductResponse(productFromRow(row), []));
+    if (ids.length === 0) return rows.map((row) => toProductResponse(productFromRow(row), [], this.currency));
     const imageRows = await this.run<{
       product_id: number | string;
       path: string;
@@ -268,7 +270,9 @@ export class ProductListQuery {
       list.push({ url: row.path, alt: row.alt, position: Number(row.position) });
       images.set(id, list);
     }
-    return rows.map((row) => toProductResponse(productFromRow(row), images.get(Number(row.id)) ?? []));
+    return rows.map((row) =>
+      toProductResponse(productFromRow(row), images.get(Number(row.id)) ?? [], this.currency),
+    );
   }
 
   /**

@@ -2,6 +2,8 @@ import { dateFromRow } from '../database/timestamps.js';
 import { changedRows, placeholders } from '../database/raw-query.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { Product } from './product.entity.js';
+import { DEFAULT_TAX_CLASS } from '../common/tax-class.js';
+import { currencyAmountsOf } from '../pricing/currency-prices.js';
 
 /**
  * The product statements of the hot paths (a product read, an order's stock), written out once instead of built
@@ -14,6 +16,8 @@ export const PRODUCT_COLUMNS = [
   'name',
   'description',
   'price_cents',
+  'prices',
+  'tax_class',
   'stock',
   'category_id',
   'image',
@@ -85,10 +89,11 @@ export const STOCK_STATE =
   'SELECT id, stock, is_active FROM products WHERE id = ? AND deleted_at IS NULL LIMIT 1';
 
 const namesAndPrices: string[] = [];
-/** `SELECT id, name, price_cents ... WHERE id IN (?, ...)` for `count` ids, built once per count. */
+/** `SELECT id, name, price_cents, prices, tax_class ... WHERE id IN (?, ...)` for `count` ids, built once per count. */
 export function namesAndPricesOf(count: number): string {
   namesAndPrices[count] ??=
-    `SELECT id, name, price_cents, prices, tax_class FROM products WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
+    'SELECT id, name, price_cents, prices, tax_class FROM products ' +
+    `WHERE id IN (${placeholders(count)}) AND deleted_at IS NULL`;
   return namesAndPrices[count];
 }
 
@@ -121,8 +126,8 @@ export function productFromRow(row: ProductRow): Product {
     image: row.image,
     slug: row.slug,
     isActive: Boolean(row.is_active),
-    prices: row.prices == null ? null : (JSON.parse(row.prices) as Record<string, number>),
-    taxClass: row.tax_class ?? 'standard',
+    prices: currencyAmountsOf(row.prices),
+    taxClass: row.tax_class ?? DEFAULT_TAX_CLASS,
     createdAt: dateFromRow(row.created_at),
     updatedAt: dateFromRow(row.updated_at),
     deletedAt: null,

@@ -1,4 +1,7 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.module.js';
+import { type CurrencyAmounts, currencyAmountsOf, type CurrencyPrice } from '../pricing/currency-prices.js';
 import { fieldError, type FieldError, ValidationFailedException } from '../common/validation.js';
 import { isUniqueViolation } from '../database/errors.js';
 import { changedRows, insertRow } from '../database/raw-query.js';
@@ -25,14 +28,18 @@ import { readProductDetail } from './product-detail.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { refreshSearchText, STOCK_STATE } from './product-statements.js';
 import { writeProductWords } from './product-words.js';
+import { writtenPrices } from './product-prices.js';
 import {
+  ACTIVE_VARIANT_PRICES,
   COMBINATION_OWNER,
+  derivedPrices,
   DELETE_VARIANT,
   INSERT_PRODUCT_OPTIONS,
   INSERT_VARIANT,
   LIVE_VARIANTS,
   PRODUCT_OPTIONS,
   REFRESH_DERIVED,
+  SET_DERIVED_PRICES,
   SKU_OWNER,
   toVariantResponse,
   UPDATE_PRODUCT_OPTIONS,
@@ -49,6 +56,8 @@ interface VariantFields {
   title: string;
   options: OptionValues;
   priceCents: number;
+  /** The other currencies' prices (minor units), null for none. */
+  prices: CurrencyAmounts | null;
   stock: number;
   isActive: boolean;
   position: number;
@@ -65,6 +74,7 @@ export class ProductVariants {
     private readonly transactions: TransactionRunner,
     private readonly uploads: UploadHolds,
     private readonly events: EventBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -92,6 +102,7 @@ export class ProductVariants {
   }
 
   async create(productId: number, dto: CreateVariantDto): Promise<VariantResponseDto> {
+    const prices = this.pricesOf(dto.prices, dto.price);
     return this.write('create variant', productId, dto.image, async (tx, options, now) => {
       const [{ n }]: Array<{ n: number | string }> = await tx.query(LIVE_VARIANTS, [productId]);
       if (Number(n) >= MAX_VARIANTS) {
@@ -102,6 +113,7 @@ export class ProductVariants {
         title: dto.title ?? defaultTitle(options, dto.options, dto.sku),
         options: dto.options,
         priceCents: toCents(dto.price),
+        prices: prices?.others ?? null,
         stock: dto.stock ?? 0,
         isActive: dto.is_active ?? true,
         position: dto.position ?? 0,
@@ -123,8 +135,10 @@ export class ProductVariants {
   }
 
   async update(productId: number, variantId: number, dto: UpdateVariantDto): Promise<VariantResponseDto> {
+    const prices = this.pricesOf(dto.prices, dto.price);
     return this.write('update variant', productId, dto.image, async (tx, options, now) => {
-      const current = toVariantResponse(await this.variantOrFail(tx, productId, variantId));
+      const row = await this.variantOrFail(tx, productId, variantId);
+      const current = toVariantResponse(row, this.config.payments.currency, '');
       const values = dto.options ?? current.options;
       const fields: VariantFields = {
         sku: dto.sku ?? current.sku,
@@ -133,7 +147,9 @@ export class ProductVariants {
           dto.title ??
           (dto.options === undefined ? current.title : defaultTitle(options, values, dto.sku ?? current.sku)),
         options: values,
-        priceCents: dto.price === undefined ? toCents(current.price) : toCents(dto.price),
+        priceCents:
+          dto.price === undefined ? (prices?.defaultAmount ?? Number(row.price_cents)) : toCents(dto.price),
+        prices: prices === undefined ? currencyAmountsOf(row.prices) : prices.others,
         stock: dto.stock ?? current.stock,
         isActive: dto.is_active ?? current.is_active,
         position: dto.position ?? current.position,
@@ -183,16 +199,24 @@ export class ProductVariants {
         const now = sqlDatetime(new Date());
         const variantId = await change(tx, (await this.optionsOf(tx, productId)) ?? [], now);
         await changedRows(tx, REFRESH_DERIVED, [now, productId]);
+        const active: Array<{ prices: string | null }> = await tx.query(ACTIVE_VARIANT_PRICES, [productId]);
+        if (active.length > 0) {
+          const derived = derivedPrices(active);
+          await changedRows(tx, SET_DERIVED_PRICES, [
+            derived === null ? null : JSON.stringify(derived),
+            productId,
+          ]);
+        }
         await refreshSearchText(tx, productId);
         await ProductListTotals.catalogChanged(tx);
         await writeProductWords(tx, productId);
-        const product = (await readProductDetail(tx, productId, true))!;
+        const product = (await readProductDetail(tx, productId, true, this.config.payments.currency))!;
         await this.events.publish(tx, 'product.updated', product);
         if (Number(before.stock) === 0 && product.stock > 0) {
           await this.events.publish(tx, 'product.back_in_stock', product);
         }
         const [row]: VariantRow[] = await tx.query(VARIANT_BY_ID, [variantId]);
-        return toVariantResponse(row);
+        return toVariantResponse(row, this.config.payments.currency, product.tax_class);
       });
     } catch (error) {
       // Two concurrent writes for the same SKU or combination: the unique index lets one through.
@@ -204,6 +228,11 @@ export class ProductVariants {
       }
       throw error;
     }
+  }
+
+  /** A write's `prices` checked against its `price` (undefined when it sends none). */
+  private pricesOf(prices: CurrencyPrice[] | undefined, price: number | undefined) {
+    return prices === undefined ? undefined : writtenPrices(prices, this.config.payments.currency, price);
   }
 
   private async optionsOf(tx: Tx, productId: number): Promise<ProductOption[] | null> {
@@ -257,6 +286,7 @@ function columnValues(options: ProductOption[], fields: VariantFields): unknown[
     JSON.stringify(fields.options),
     combinationKey(options, fields.options),
     fields.priceCents,
+    fields.prices === null ? null : JSON.stringify(fields.prices),
     fields.stock,
     fields.isActive,
     fields.position,

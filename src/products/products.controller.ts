@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, UseInterceptors } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { CatalogRead } from '../common/public.decorator.js';
@@ -96,6 +96,14 @@ export class ProductsController {
     },
     example: 'espresso-cup',
   })
+  @ApiQuery({
+    name: 'region_id',
+    required: false,
+    schema: { type: 'integer', minimum: 1, example: 2 },
+    description:
+      "Adds `calculated_price` in this region's currency to the product and each variant (400 rule `exists` " +
+      'for an unknown region)',
+  })
   @ApiEnvelope(ProductDetailResponseDto)
   @ApiErrors(400, 401, 404, 429, {
     ...{ 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } },
@@ -103,9 +111,11 @@ export class ProductsController {
   })
   get(
     @Param('id') key: string,
+    @Query('region_id') regionId: string | undefined,
     @CurrentUser() actor: AuthUser | undefined,
   ): Promise<ProductDetailResponseDto> {
-    return this.products.get(idOrSlug(key), actor);
+    const region = regionId === undefined ? undefined : parseId(regionId, 'region_id');
+    return this.products.get(idOrSlug(key), actor, region);
   }
 
   @Put(':id')

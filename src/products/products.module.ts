@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CategoriesModule } from '../categories/categories.module.js';
+import { RegionsModule } from '../regions/regions.module.js';
 import { UploadModule } from '../upload/upload.module.js';
 import { ProductCatalog } from './product-catalog.js';
 import { Product } from './product.entity.js';
@@ -13,7 +14,7 @@ import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Product]), UploadModule, CategoriesModule],
+  imports: [TypeOrmModule.forFeature([Product]), UploadModule, CategoriesModule, RegionsModule],
   controllers: [ProductsController, ProductVariantsController],
   providers: [
     ProductsService,

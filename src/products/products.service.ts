@@ -16,6 +16,10 @@ import { CategoryDirectory } from '../categories/category-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import { toCents } from '../common/money.js';
+import { DEFAULT_TAX_CLASS } from '../common/tax-class.js';
+import { calculatedPrice, currencyAmountsOf } from '../pricing/currency-prices.js';
+import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
+import { writtenPrices } from './product-prices.js';
 import {
   CreateProductDto,
   type ProductImageInputDto,
@@ -63,6 +67,15 @@ import {
   variantSnapshotsOf,
 } from './variant-statements.js';
 
+/** What an order line keeps of a product or a variant (namesAndPricesOf, variantSnapshotsOf). */
+interface SnapshotRow {
+  id: number;
+  name: string;
+  price_cents: number;
+  prices: string | null;
+  tax_class: string;
+}
+
 /** A product's images as written: the upload path and its alt, in position order. */
 type ImageInput = Required<ProductImageInputDto>;
 
@@ -95,14 +108,21 @@ export class ProductsService implements ProductCatalog {
     private readonly variants: ProductVariants,
     private readonly events: EventBus,
     private readonly categories: CategoryDirectory,
+    private readonly regions: RegionDirectory,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductDetailResponseDto> {
     const images = imageInputs(dto.images ?? []);
+    const prices =
+      dto.prices === undefined
+        ? undefined
+        : writtenPrices(dto.prices, this.config.payments.currency, dto.price);
     const product = this.products.create({
       name: dto.name,
       description: dto.description ?? '',
       priceCents: toCents(dto.price),
+      prices: prices?.others ?? null,
+      taxClass: dto.tax_class ?? DEFAULT_TAX_CLASS,
       stock: dto.stock ?? 0,
       categoryId: dto.category_id,
       image: images[0]?.url ?? '',
@@ -210,6 +230,7 @@ export class ProductsService implements ProductCatalog {
     const words = searching ? normalizedWords(query.search as string) : undefined;
     const problem = words === undefined ? null : searchWordsProblem(words);
     if (problem !== null) throw fieldError('search', problem.rule, problem.message);
+    const region = await this.regionOf(query.region_id);
     const filter: ProductListFilter = {
       active: isAdmin ? query.is_active : true,
       categoryId: query.category_id,
@@ -242,6 +263,7 @@ export class ProductsService implements ProductCatalog {
         const rank = new Map(ids.map((id, index) => [id, index]));
         products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
       }
+      withCalculatedPrices(products, region);
       return new Paginated(products, products.length, 1, ids.length, null, searching ? true : undefined);
     }
     const offset = after === undefined ? skip : 0;
@@ -255,6 +277,7 @@ export class ProductsService implements ProductCatalog {
     const total = searching ? Math.min(counted, totalLimit) : counted;
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
     const exact = searching ? counted <= totalLimit : undefined;
+    withCalculatedPrices(products, region);
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor, exact);
   }
 
@@ -270,9 +293,28 @@ export class ProductsService implements ProductCatalog {
     return ids;
   }
 
-  /** A product by id, or by slug (a non-numeric path segment). */
-  get(key: number | string, actor: AuthUser | undefined): Promise<ProductDetailResponseDto> {
-    return this.read(key, actor?.role === 'admin');
+  /**
+   * A product by id, or by slug (a non-numeric path segment); with `regionId`, with the caller's
+   * `calculated_price` there (its variants' too).
+   */
+  async get(
+    key: number | string,
+    actor: AuthUser | undefined,
+    regionId?: number,
+  ): Promise<ProductDetailResponseDto> {
+    const region = await this.regionOf(regionId);
+    const product = await this.read(key, actor?.role === 'admin');
+    withCalculatedPrices([product], region);
+    if (region !== undefined) withCalculatedPrices(product.variants, region);
+    return product;
+  }
+
+  /** The region of a read's `region_id` (one statement per request); 400 `region_id` rule `exists` for none. */
+  private async regionOf(regionId: number | undefined): Promise<RegionInfo | undefined> {
+    if (regionId === undefined) return undefined;
+    const region = await this.regions.find(this.products.manager, regionId);
+    if (region === null) throw fieldError('region_id', 'exists', `region_id ${regionId} is not a region`);
+    return region;
   }
 
   /**
@@ -284,10 +326,17 @@ export class ProductsService implements ProductCatalog {
     if (images !== undefined && dto.image !== undefined && dto.image !== (images[0]?.url ?? '')) {
       throw fieldError('image', 'firstImage', 'image must be the url of the first of images ("" with none)');
     }
+    const prices =
+      dto.prices === undefined
+        ? undefined
+        : writtenPrices(dto.prices, this.config.payments.currency, dto.price);
     const changes: Partial<Product> = {
       name: dto.name,
       description: dto.description,
-      priceCents: dto.price === undefined ? undefined : toCents(dto.price),
+      priceCents: dto.price === undefined ? prices?.defaultAmount : toCents(dto.price),
+      // `prices` replaces the other currencies' (none left: NULL).
+      prices: prices?.others,
+      taxClass: dto.tax_class,
       stock: dto.stock,
       categoryId: dto.category_id,
       slug: dto.slug,
@@ -312,7 +361,7 @@ export class ProductsService implements ProductCatalog {
         );
         // The row is locked from here on (MySQL): a variant change of this product waits for this transaction.
         if (result.affected === 0) throw new NotFoundException(`Product ${id} not found`);
-        const derived = (['price', 'stock'] as const).filter((field) => dto[field] !== undefined);
+        const derived = (['price', 'prices', 'stock'] as const).filter((field) => dto[field] !== undefined);
         if (derived.length > 0 && (await manager.query(HAS_ACTIVE_VARIANTS, [id])).length > 0) {
           throw new ValidationFailedException(
             derived.map((field) => ({
@@ -404,11 +453,10 @@ export class ProductsService implements ProductCatalog {
     }
 
     const productIds = lines.filter((line) => line.request.variantId == null).map((line) => line.productId);
-    type Snapshot = { id: number; name: string; price_cents: number; prices: string | null; tax_class: string };
-    const products: Snapshot[] =
+    const products: SnapshotRow[] =
       productIds.length === 0 ? [] : await tx.query(namesAndPricesOf(productIds.length), productIds);
     const variantIds = [...productOf.keys()];
-    const variants: Array<Snapshot & { sku: string; title: string }> =
+    const variants: Array<SnapshotRow & { sku: string; title: string }> =
       variantIds.length === 0 ? [] : await tx.query(variantSnapshotsOf(variantIds.length), variantIds);
     const productRows = new Map(products.map((row) => [Number(row.id), row]));
     const variantRows = new Map(variants.map((row) => [Number(row.id), row]));
@@ -420,7 +468,7 @@ export class ProductsService implements ProductCatalog {
         variantId: request.variantId ?? null,
         name: row.name,
         priceCents: Number(row.price_cents),
-        prices: row.prices === null ? null : (JSON.parse(row.prices) as Record<string, number>),
+        prices: currencyAmountsOf(row.prices),
         taxClass: row.tax_class,
         sku: variant?.sku ?? null,
         variantTitle: variant?.title ?? null,
@@ -536,7 +584,7 @@ export class ProductsService implements ProductCatalog {
     includeInactive: boolean,
     manager: Tx = this.products.manager,
   ): Promise<ProductDetailResponseDto> {
-    const product = await readProductDetail(manager, key, includeInactive);
+    const product = await readProductDetail(manager, key, includeInactive, this.config.payments.currency);
     if (product === null) throw new NotFoundException(`Product ${key} not found`);
     return product;
   }
@@ -556,6 +604,15 @@ function imageInputs(images: ProductImageInputDto[]): ImageInput[] {
     seen.add(image.url);
     return { url: image.url, alt: image.alt ?? '' };
   });
+}
+
+/** Adds the region's `calculated_price` to each product or variant of a read (nothing without a region). */
+function withCalculatedPrices(
+  priced: Array<Pick<ProductResponseDto, 'prices' | 'calculated_price'>>,
+  region: RegionInfo | undefined,
+): void {
+  if (region === undefined) return;
+  for (const item of priced) item.calculated_price = calculatedPrice(item.prices, region);
 }
 
 function slugTaken(slug: string): ValidationFailedException {

@@ -1,5 +1,6 @@
 import { placeholders } from '../database/raw-query.js';
 import { dateFromRow } from '../database/timestamps.js';
+import { type CurrencyAmounts, currencyAmountsOf, currencyPriceList } from '../pricing/currency-prices.js';
 import type { VariantResponseDto } from './dto/variant.dto.js';
 
 /**
@@ -8,7 +9,8 @@ import type { VariantResponseDto } from './dto/variant.dto.js';
  * products, then their variants, is the one lock order of the service.
  */
 const COLUMNS =
-  'id, product_id, sku, title, options, price_cents, stock, is_active, image, position, created_at, updated_at';
+  'id, product_id, sku, title, options, price_cents, prices, stock, is_active, image, position, created_at, ' +
+  'updated_at';
 
 export const VARIANTS_OF_PRODUCT = `SELECT ${COLUMNS} FROM product_variants WHERE product_id = ? AND deleted_at IS NULL ORDER BY position, id`;
 export const ACTIVE_VARIANTS_OF_PRODUCT = `SELECT ${COLUMNS} FROM product_variants WHERE product_id = ? AND is_active = 1 AND deleted_at IS NULL ORDER BY position, id`;
@@ -22,11 +24,11 @@ export const COMBINATION_OWNER =
   'SELECT id FROM product_variants WHERE product_id = ? AND option_key = ? LIMIT 1';
 
 export const INSERT_VARIANT =
-  'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, stock, ' +
-  'is_active, position, image, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO product_variants (product_id, sku, sku_key, title, options, option_key, price_cents, prices, ' +
+  'stock, is_active, position, image, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 export const UPDATE_VARIANT =
   'UPDATE product_variants SET sku = ?, sku_key = ?, title = ?, options = ?, option_key = ?, price_cents = ?, ' +
-  'stock = ?, is_active = ?, position = ?, image = ?, updated_at = ? WHERE id = ?';
+  'prices = ?, stock = ?, is_active = ?, position = ?, image = ?, updated_at = ? WHERE id = ?';
 /** A soft delete frees the SKU and the combination for another variant. */
 export const DELETE_VARIANT =
   'UPDATE product_variants SET deleted_at = ?, updated_at = ?, sku_key = NULL, option_key = NULL WHERE id = ?';
@@ -44,6 +46,13 @@ const ACTIVE_OF_PRODUCT =
 export const REFRESH_DERIVED =
   `UPDATE products SET price_cents = COALESCE((SELECT MIN(v.price_cents) ${ACTIVE_OF_PRODUCT}), price_cents), ` +
   `stock = COALESCE((SELECT SUM(v.stock) ${ACTIVE_OF_PRODUCT}), 0), updated_at = ? WHERE id = ?`;
+/**
+ * The other currencies' prices of a product's active variants, for its derived prices (`derivedPrices`: each
+ * currency's lowest), written by SET_DERIVED_PRICES in the same transaction as REFRESH_DERIVED.
+ */
+export const ACTIVE_VARIANT_PRICES =
+  'SELECT prices FROM product_variants WHERE product_id = ? AND is_active = 1 AND deleted_at IS NULL';
+export const SET_DERIVED_PRICES = 'UPDATE products SET prices = ? WHERE id = ?';
 
 /** Orders by variant: the conditional take (after the product's), and the stock given back. */
 export const TAKE_VARIANT_STOCK =
@@ -82,6 +91,7 @@ export interface VariantRow {
   title: string;
   options: string;
   price_cents: number;
+  prices: string | null;
   stock: number;
   is_active: number | boolean;
   image: string;
@@ -90,13 +100,34 @@ export interface VariantRow {
   updated_at: Date | string;
 }
 
-export function toVariantResponse(row: VariantRow): VariantResponseDto {
+/**
+ * A product's prices in the other currencies while it has active variants: each currency's lowest among them
+ * (a currency only some variants have is priced from those); null when none has another currency.
+ */
+export function derivedPrices(rows: Array<{ prices: string | null }>): CurrencyAmounts | null {
+  const lowest: CurrencyAmounts = {};
+  for (const row of rows) {
+    for (const [code, amount] of Object.entries(currencyAmountsOf(row.prices) ?? {})) {
+      if (lowest[code] === undefined || amount < lowest[code]) lowest[code] = amount;
+    }
+  }
+  return Object.keys(lowest).length === 0 ? null : lowest;
+}
+
+/** A variant as the API shows it: its own prices, and its product's tax class (`taxClass`). */
+export function toVariantResponse(
+  row: VariantRow,
+  defaultCurrency: string,
+  taxClass: string,
+): VariantResponseDto {
   return {
     id: Number(row.id),
     sku: row.sku,
     title: row.title,
     options: JSON.parse(row.options) as Record<string, string>,
     price: Number(row.price_cents) / 100,
+    prices: currencyPriceList(defaultCurrency, Number(row.price_cents), row.prices),
+    tax_class: taxClass,
     stock: Number(row.stock),
     is_active: Boolean(row.is_active),
     image: row.image,

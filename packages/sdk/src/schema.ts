@@ -1552,6 +1552,45 @@ export interface components {
              */
             position: number;
         };
+        CurrencyPriceDto: {
+            /**
+             * @description Lower-case ISO 4217 code
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description In the currency's major units, with no more decimals than it has (`jpy` whole, `eur` 2)
+             * @example 19.99
+             */
+            amount: number;
+        };
+        CalculatedPriceDto: {
+            /**
+             * @description What the caller pays for one unit, in the region's currency
+             * @example 19.99
+             */
+            amount: number;
+            /**
+             * @description The price before any price list (equal to `amount` for now)
+             * @example 19.99
+             */
+            original_amount: number;
+            /**
+             * @description The region's currency (lower-case ISO 4217)
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description The price list that gave `amount`; null: the product’s own price
+             * @example null
+             */
+            price_list_id: number | null;
+            /**
+             * @description Whether the amount includes tax (the region's prices_include_tax)
+             * @example false
+             */
+            includes_tax: boolean;
+        };
         ProductResponseDto: {
             /** @example 12 */
             id: number;
@@ -1579,6 +1618,27 @@ export interface components {
             images: components["schemas"]["ProductImageResponseDto"][];
             /** @example true */
             is_active: boolean;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to it
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
             /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
@@ -1621,6 +1681,27 @@ export interface components {
             };
             /** @example 19.99 */
             price: number;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. Its own
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description Its product's (read-only here)
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only on a product read with `region_id`: as the product's, for this variant */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
             /** @example 10 */
             stock: number;
             /** @example true */
@@ -1671,6 +1752,27 @@ export interface components {
             /** @example true */
             is_active: boolean;
             /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to it
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
+            /**
              * Format: date-time
              * @example 2026-11-22T08:00:00.000Z
              */
@@ -1716,6 +1818,25 @@ export interface components {
              */
             stock?: number;
             /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
+            /**
              * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
              * @example 3
              */
@@ -1748,6 +1869,25 @@ export interface components {
              * @example 25
              */
             stock?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
             /**
              * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
              * @example 3
@@ -1797,6 +1937,20 @@ export interface components {
              */
             price: number;
             /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
              * @description Default 0
              * @example 10
              */
@@ -1837,6 +1991,20 @@ export interface components {
              * @example 19.99
              */
             price?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
             /**
              * @description Default 0
              * @example 10
@@ -2373,6 +2541,22 @@ export interface components {
             /** @example 4.95 */
             price: number;
             /**
+             * @description The default currency's first (the same amount as `price`), then the others by code
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 4.95
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 4.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /** @example standard */
+            tax_class: string;
+            /**
              * @description Empty: everywhere
              * @example [
              *       "DE",
@@ -2682,6 +2866,25 @@ export interface components {
              */
             price: number;
             /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs). Amounts have no more decimals than the currency (rule `isAmountIn`); codes lower-case ISO 4217 (rule `isCurrencyCode`), each once.
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 4.95
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 4.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to the shipping; default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
+            /**
              * @description ISO 3166-1 alpha-2 codes (upper case, no repeats) it ships to; empty: everywhere. Default on create: []
              * @example [
              *       "DE",
@@ -2700,6 +2903,25 @@ export interface components {
              * @example 4.95
              */
             price?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs). Amounts have no more decimals than the currency (rule `isAmountIn`); codes lower-case ISO 4217 (rule `isCurrencyCode`), each once.
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 4.95
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 4.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to the shipping; default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
             /**
              * @description ISO 3166-1 alpha-2 codes (upper case, no repeats) it ships to; empty: everywhere. Default on create: []
              * @example [
@@ -7031,6 +7253,8 @@ export interface operations {
                 max_stock?: number;
                 /** @description Admins only */
                 is_active?: boolean;
+                /** @description Adds each product's `calculated_price` in this region's currency (400 rule `exists` for an unknown region). Filters and sorts by price stay in the default currency's `price` */
+                region_id?: number;
                 /** @description Field to order by; a leading - sorts descending. Ties are broken by id (in the same direction). `relevance` (only with `search`, and its default; otherwise `id` is): best match first, ties by id ascending. */
                 sort?: "id" | "-id" | "price" | "-price" | "name" | "-name" | "created_at" | "-created_at" | "relevance";
                 /** @description Keyset pagination: the `meta.next_cursor` of the previous page (same sort and filters); the page after it, read in constant time however deep. `page` is then ignored. Not available with sort=relevance. */
@@ -7342,7 +7566,10 @@ export interface operations {
     };
     ProductsController_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Adds `calculated_price` in this region's currency to the product and each variant (400 rule `exists` for an unknown region) */
+                region_id?: number;
+            };
             header?: never;
             path: {
                 /** @description The id, or the slug */

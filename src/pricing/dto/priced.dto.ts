@@ -1,31 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { fromMinor, type PricedDocument, type TaxLine } from '../calculator.js';
 
-/** A price in one currency, in its major units. */
-export class CurrencyPriceDto {
-  @ApiProperty({ example: 'eur', description: 'Lower-case ISO 4217' }) currency_code: string;
-  @ApiProperty({
-    example: 19.99,
-    description: "In the currency's units: whole yen for jpy, cents as decimals for eur",
-  })
-  amount: number;
-}
-
-/** The prices a row holds: the default currency's (price_cents) first, then the others by code. */
-export function pricesResponse(
-  defaultCurrency: string,
-  priceCents: number,
-  prices: Record<string, number> | null,
-): CurrencyPriceDto[] {
-  return [
-    { currency_code: defaultCurrency, amount: fromMinor(priceCents, defaultCurrency) },
-    ...Object.keys(prices ?? {})
-      .filter((code) => code !== defaultCurrency)
-      .sort()
-      .map((code) => ({ currency_code: code, amount: fromMinor(prices![code], code) })),
-  ];
-}
-
 export class TaxLineDto {
   @ApiProperty({ example: 'DE-VAT' }) code: string;
   @ApiProperty({ example: 'MwSt. 19 %' }) name: string;

@@ -21,6 +21,14 @@ import type { Product } from '../product.entity.js';
 import type { ProductImage } from '../product-statements.js';
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../../common/slug.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
+import { IsTaxClass, TAX_CLASS_MAX_LENGTH, TAX_CLASS_PATTERN } from '../../common/tax-class.js';
+import { type CurrencyAmounts, currencyPriceList } from '../../pricing/currency-prices.js';
+import {
+  CalculatedPriceDto,
+  CurrencyPriceDto,
+  PricesInput,
+  PricesOutput,
+} from '../../pricing/dto/currency-price.dto.js';
 
 export const PRICE_MAX = 9_999_999.99;
 
@@ -29,6 +37,13 @@ export const IMAGE_PATH = /^$|^\d{4}\/\d{2}\/[A-Za-z0-9_-]{8,64}\.[a-z0-9]{2,5}$
 
 /** Most images a product may have. */
 export const MAX_IMAGES = 20;
+
+/** What `prices` on a write does, for products and variants. */
+export const PRICES_WRITE =
+  'Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` ' +
+  '(400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its ' +
+  'amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule ' +
+  '`isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).';
 /** A path returned by POST /upload (never ""). */
 const UPLOADED_PATH = new RegExp(IMAGE_PATH.source.replace('^$|', ''));
 
@@ -103,6 +118,25 @@ export class CreateProductDto {
   @Min(0)
   @Max(1_000_000_000)
   stock?: number;
+
+  @PricesInput(
+    [
+      { currency_code: 'usd', amount: 19.99 },
+      { currency_code: 'eur', amount: 18.5 },
+    ],
+    PRICES_WRITE,
+  )
+  prices?: CurrencyPriceDto[];
+
+  @ApiPropertyOptional({
+    maxLength: TAX_CLASS_MAX_LENGTH,
+    pattern: TAX_CLASS_PATTERN.source,
+    example: 'standard',
+    description: 'The tax rates that apply (`tax_rates.tax_class`); default "standard" on create',
+  })
+  @Optional()
+  @IsTaxClass()
+  tax_class?: string;
 
   @ApiProperty({
     type: 'integer',
@@ -291,6 +325,20 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   is_active?: boolean;
 
   @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    description:
+      "Adds each product's `calculated_price` in this region's currency (400 rule `exists` for an unknown " +
+      "region). Filters and sorts by price stay in the default currency's `price`",
+  })
+  @Optional()
+  @ToInteger()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  region_id?: number;
+
+  @ApiPropertyOptional({
     enum: PRODUCT_LIST_SORTS,
     description:
       'Field to order by; a leading - sorts descending. Ties are broken by id (in the same direction). ' +
@@ -332,11 +380,32 @@ export class ProductResponseDto {
   @ApiProperty({ type: [ProductImageResponseDto], description: 'In position order' })
   images: ProductImageResponseDto[];
   @ApiProperty({ example: true }) is_active: boolean;
+  @PricesOutput(
+    [
+      { currency_code: 'usd', amount: 19.99 },
+      { currency_code: 'eur', amount: 18.5 },
+    ],
+    "With active variants, each currency's lowest price among them (as `price`)",
+  )
+  prices: CurrencyPriceDto[];
+  @ApiProperty({ example: 'standard', description: 'The tax rates that apply to it' }) tax_class: string;
+  @ApiPropertyOptional({
+    type: CalculatedPriceDto,
+    nullable: true,
+    description:
+      "Only with `region_id`: the caller's price in the region's currency; null when the product has no " +
+      'price in that currency',
+  })
+  calculated_price?: CalculatedPriceDto | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
-export function toProductResponse(product: Product, images: ProductImage[]): ProductResponseDto {
+export function toProductResponse(
+  product: Product,
+  images: ProductImage[],
+  defaultCurrency: string,
+): ProductResponseDto {
   return {
     id: product.id,
     name: product.name,
@@ -348,6 +417,8 @@ export function toProductResponse(product: Product, images: ProductImage[]): Pro
     slug: product.slug as string,
     images,
     is_active: Boolean(product.isActive),
+    prices: currencyPriceList(defaultCurrency, product.priceCents, product.prices as CurrencyAmounts | null),
+    tax_class: product.taxClass,
     created_at: product.createdAt.toISOString(),
     updated_at: product.updatedAt.toISOString(),
   };

@@ -1,7 +1,13 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsInt, IsObject, IsString, Matches, Max, Min } from 'class-validator';
 import { CodePointLength, Optional } from '../../common/validation.js';
-import { IMAGE_PATH, PRICE_MAX, ProductOptionDto, ProductResponseDto } from './product.dto.js';
+import {
+  CalculatedPriceDto,
+  CurrencyPriceDto,
+  PricesInput,
+  PricesOutput,
+} from '../../pricing/dto/currency-price.dto.js';
+import { IMAGE_PATH, PRICE_MAX, PRICES_WRITE, ProductOptionDto, ProductResponseDto } from './product.dto.js';
 import { IsMoney } from '../../common/money.js';
 
 export const MAX_VARIANTS = 100;
@@ -46,6 +52,15 @@ export class CreateVariantDto {
   @Min(0.01)
   @Max(PRICE_MAX)
   price: number;
+
+  @PricesInput(
+    [
+      { currency_code: 'usd', amount: 19.99 },
+      { currency_code: 'jpy', amount: 2900 },
+    ],
+    PRICES_WRITE,
+  )
+  prices?: CurrencyPriceDto[];
 
   @ApiPropertyOptional({
     type: 'integer',
@@ -101,6 +116,21 @@ export class VariantResponseDto {
   })
   options: Record<string, string>;
   @ApiProperty({ example: 19.99 }) price: number;
+  @PricesOutput(
+    [
+      { currency_code: 'usd', amount: 19.99 },
+      { currency_code: 'jpy', amount: 2900 },
+    ],
+    'Its own',
+  )
+  prices: CurrencyPriceDto[];
+  @ApiProperty({ example: 'standard', description: "Its product's (read-only here)" }) tax_class: string;
+  @ApiPropertyOptional({
+    type: CalculatedPriceDto,
+    nullable: true,
+    description: "Only on a product read with `region_id`: as the product's, for this variant",
+  })
+  calculated_price?: CalculatedPriceDto | null;
   @ApiProperty({ type: 'integer', example: 10 }) stock: number;
   @ApiProperty({ example: true }) is_active: boolean;
   @ApiProperty({ example: '', description: 'Path returned by /upload, "" when none' }) image: string;

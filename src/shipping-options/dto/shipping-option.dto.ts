@@ -1,4 +1,3 @@
-import { CurrencyPriceDto, pricesResponse } from '../../pricing/dto/priced.dto.js';
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsString, Max, Min } from 'class-validator';
 import { IsCountryCode } from '../../common/country.js';
@@ -6,6 +5,9 @@ import { IsMoney } from '../../common/money.js';
 import { PageQueryDto } from '../../common/pagination.js';
 import { ToBoolean } from '../../common/query-transforms.js';
 import { CodePointLength, NoInvisibleCharacters, Optional } from '../../common/validation.js';
+import { IsTaxClass, TAX_CLASS_MAX_LENGTH, TAX_CLASS_PATTERN } from '../../common/tax-class.js';
+import { currencyPriceList } from '../../pricing/currency-prices.js';
+import { CurrencyPriceDto, PricesInput, PricesOutput } from '../../pricing/dto/currency-price.dto.js';
 import type { ShippingOption } from '../shipping-option.entity.js';
 
 export const SHIPPING_PRICE_MAX = 9_999_999.99;
@@ -27,6 +29,27 @@ export class CreateShippingOptionDto {
   @Min(0)
   @Max(SHIPPING_PRICE_MAX)
   price: number;
+
+  @PricesInput(
+    [
+      { currency_code: 'usd', amount: 4.95 },
+      { currency_code: 'eur', amount: 4.5 },
+    ],
+    'Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` ' +
+      '(400 `prices` rule `matchesPrice` when `price` is sent too and differs). Amounts have no more decimals ' +
+      'than the currency (rule `isAmountIn`); codes lower-case ISO 4217 (rule `isCurrencyCode`), each once.',
+  )
+  prices?: CurrencyPriceDto[];
+
+  @ApiPropertyOptional({
+    maxLength: TAX_CLASS_MAX_LENGTH,
+    pattern: TAX_CLASS_PATTERN.source,
+    example: 'standard',
+    description: 'The tax rates that apply to the shipping; default "standard" on create',
+  })
+  @Optional()
+  @IsTaxClass()
+  tax_class?: string;
 
   @ApiPropertyOptional({
     type: [String],
@@ -72,8 +95,11 @@ export class ShippingOptionQueryDto extends PageQueryDto {
 export class ShippingOptionResponseDto {
   @ApiProperty({ type: 'integer', example: 3 }) id: number;
   @ApiProperty({ example: 'Standard (3–5 days)' }) name: string;
-  @ApiProperty({ example: 4.95, description: "In the default currency (the default region's)" }) price: number;
-  @ApiProperty({ type: [CurrencyPriceDto], description: 'Per currency; the default currency first' })
+  @ApiProperty({ example: 4.95 }) price: number;
+  @PricesOutput([
+    { currency_code: 'usd', amount: 4.95 },
+    { currency_code: 'eur', amount: 4.5 },
+  ])
   prices: CurrencyPriceDto[];
   @ApiProperty({ example: 'standard' }) tax_class: string;
   @ApiProperty({ type: [String], example: ['DE', 'AT'], description: 'Empty: everywhere' })
@@ -83,6 +109,7 @@ export class ShippingOptionResponseDto {
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
 
+/** The option as the API shows it; `defaultCurrency` is CURRENCY, the currency of `price`. */
 export function toShippingOptionResponse(
   option: ShippingOption,
   defaultCurrency: string,
@@ -91,7 +118,7 @@ export function toShippingOptionResponse(
     id: option.id,
     name: option.name,
     price: option.priceCents / 100,
-    prices: pricesResponse(defaultCurrency, option.priceCents, option.prices),
+    prices: currencyPriceList(defaultCurrency, option.priceCents, option.prices),
     tax_class: option.taxClass,
     countries: option.countries,
     is_active: Boolean(option.isActive),
