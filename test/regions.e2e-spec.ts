@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { RegionDirectory } from '../src/regions/region-directory.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { expectRefusals, type Refusal } from './support/field-errors.js';
 import { concurrentClient } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -127,7 +128,7 @@ describe('regions', () => {
   it('bad input is a 400 naming the field and rule, and nothing is written', async () => {
     const before = await state();
     const ok = { name: 'Ok', currency_code: 'eur' };
-    const cases: Array<[object, string, string]> = [
+    const cases: Refusal[] = [
       [{ currency_code: 'eur' }, 'name', 'isString'],
       [{ ...ok, name: '' }, 'name', 'minLength'],
       [{ ...ok, name: 'x'.repeat(101) }, 'name', 'maxLength'],
@@ -147,32 +148,16 @@ describe('regions', () => {
       [{ ...ok, is_default: true }, 'is_default', 'whitelistValidation'],
       [{ ...ok, id: 5 }, 'id', 'whitelistValidation'],
     ];
-    for (const [body, field, rule] of cases) {
-      const res = await api()
-        .post('/api/v1/regions')
-        .auth(admin.token, { type: 'bearer' })
-        .send(body)
-        .expect(400);
-      expect({ body, code: res.body.code, errors: res.body.data.errors }).toEqual({
-        body,
-        code: 400,
-        errors: expect.arrayContaining([expect.objectContaining({ field, rule })]),
-      });
-    }
+    await expectRefusals(
+      (body) => api().post('/api/v1/regions').auth(admin.token, { type: 'bearer' }).send(body),
+      cases,
+    );
     const region = await create({ name: 'Checked', currency_code: 'chf', countries: ['CH'] });
     const stored = await state();
-    for (const [body, field, rule] of cases.filter(
-      ([, field]) => field !== 'name' && field !== 'currency_code',
-    )) {
-      const res = await api()
-        .put(`/api/v1/regions/${region.id}`)
-        .auth(admin.token, { type: 'bearer' })
-        .send(body)
-        .expect(400);
-      expect(res.body.data.errors).toEqual(
-        expect.arrayContaining([expect.objectContaining({ field, rule })]),
-      );
-    }
+    await expectRefusals(
+      (body) => api().put(`/api/v1/regions/${region.id}`).auth(admin.token, { type: 'bearer' }).send(body),
+      cases.filter(([, field]) => field !== 'name' && field !== 'currency_code'),
+    );
     for (const [body, field] of [
       [{ name: null }, 'name'],
       [{ currency_code: null }, 'currency_code'],

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { TaxProvider } from '../src/taxes/tax-provider.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { expectRefusals, type Refusal } from './support/field-errors.js';
 import { concurrentClient } from './support/http.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 
@@ -147,7 +148,7 @@ describe('tax rates (admin only)', () => {
   it('bad input is a 400 naming the field and rule, and nothing is written', async () => {
     const before = await rows();
     const ok = { country: 'FR', rate: 20, name: 'TVA', code: 'FR-TVA' };
-    const cases: Array<[object, string, string]> = [
+    const cases: Refusal[] = [
       [{ ...ok, country: undefined }, 'country', 'isCountryCode'],
       [{ ...ok, country: 'fr' }, 'country', 'isCountryCode'],
       [{ ...ok, country: 'ZZ' }, 'country', 'isCountryCode'],
@@ -178,28 +179,18 @@ describe('tax rates (admin only)', () => {
       [{ ...ok, code: 'FR\u0000' }, 'code', 'noInvisibleCharacters'],
       [{ ...ok, id: 3 }, 'id', 'whitelistValidation'],
     ];
-    for (const [body, field, rule] of cases) {
-      const res = await api()
-        .post('/api/v1/tax-rates')
-        .auth(admin.token, { type: 'bearer' })
-        .send(body)
-        .expect(400);
-      expect({ body, code: res.body.code, errors: res.body.data.errors }).toEqual({
-        body,
-        code: 400,
-        errors: expect.arrayContaining([expect.objectContaining({ field, rule })]),
-      });
-    }
+    await expectRefusals(
+      (body) => api().post('/api/v1/tax-rates').auth(admin.token, { type: 'bearer' }).send(body),
+      cases,
+    );
     expect(await rows()).toEqual(before);
 
     const rate = await create(ok);
     const stored = await rows();
-    for (const [body, field, rule] of cases.filter(([body]) => !Object.values(body).includes(undefined))) {
-      const res = await put(rate.id, body).expect(400);
-      expect(res.body.data.errors).toEqual(
-        expect.arrayContaining([expect.objectContaining({ field, rule })]),
-      );
-    }
+    await expectRefusals(
+      (body) => put(rate.id, body),
+      cases.filter(([body]) => !Object.values(body).includes(undefined)),
+    );
     expect(await rows()).toEqual(stored);
     await remove(rate.id).expect(200);
 

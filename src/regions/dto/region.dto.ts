@@ -1,14 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayUnique,
-  IsArray,
-  IsBoolean,
-  IsString,
-  ValidateBy,
-  buildMessage,
-} from 'class-validator';
-import { IsCountryCode } from '../../common/country.js';
+import { IsBoolean, IsString, ValidateBy, buildMessage } from 'class-validator';
+import { IsCountryList } from '../../common/country.js';
 import { CodePointLength, NoInvisibleCharacters, Optional } from '../../common/validation.js';
 
 /** The ISO 4217 codes the runtime knows (its ICU data), in lower case as the API writes them. */
@@ -52,10 +44,7 @@ export class CreateRegionDto {
       'The first stands in for the address until one is known. Default on create: []',
   })
   @Optional()
-  @IsArray()
-  @ArrayMaxSize(249)
-  @ArrayUnique()
-  @IsCountryCode({ each: true })
+  @IsCountryList()
   countries?: string[];
 
   @ApiPropertyOptional({ description: 'Whether its prices include tax. Default on create: false' })
