@@ -1,4 +1,12 @@
-import { ValidateBy, buildMessage, isISO31661Alpha2 } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  ValidateBy,
+  buildMessage,
+  isISO31661Alpha2,
+} from 'class-validator';
 
 /**
  * An officially assigned ISO 3166-1 alpha-2 code in upper case (`DE`, `US`), from validator.js's list; `de`,
@@ -20,3 +28,7 @@ export const IsCountryCode = (options: { each?: boolean } = {}) =>
     },
     options,
   );
+
+/** A list of country codes (rule `isCountryCode` for each), no repeats (`arrayUnique`), at most the 249 there are. */
+export const IsCountryList = () =>
+  applyDecorators(IsArray(), ArrayMaxSize(249), ArrayUnique(), IsCountryCode({ each: true }));

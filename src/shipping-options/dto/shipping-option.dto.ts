@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsString, Max, Min } from 'class-validator';
-import { IsCountryCode } from '../../common/country.js';
+import { IsBoolean, IsString, Max, Min } from 'class-validator';
+import { IsCountryCode, IsCountryList } from '../../common/country.js';
 import { IsMoney } from '../../common/money.js';
 import { PageQueryDto } from '../../common/pagination.js';
 import { ToBoolean } from '../../common/query-transforms.js';
@@ -59,10 +59,7 @@ export class CreateShippingOptionDto {
       'ISO 3166-1 alpha-2 codes (upper case, no repeats) it ships to; empty: everywhere. Default on create: []',
   })
   @Optional()
-  @IsArray()
-  @ArrayMaxSize(249)
-  @ArrayUnique()
-  @IsCountryCode({ each: true })
+  @IsCountryList()
   countries?: string[];
 
   @ApiPropertyOptional({ description: 'Offered to customers. Default on create: true' })
