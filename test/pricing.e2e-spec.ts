@@ -275,9 +275,9 @@ describe('pricing: regions, currencies and taxes', () => {
       expect(taxRows[2].order_item_id).toBeNull();
 
       const [created] = await t.dataSource.query(
-        "SELECT payload FROM outbox_events WHERE type = 'order.created' ORDER BY id DESC LIMIT 1",
+        "SELECT data FROM outbox_events WHERE type = 'order.created' ORDER BY created_at DESC LIMIT 1",
       );
-      const payload = JSON.parse(created.payload);
+      const payload = JSON.parse(created.data);
       expect(payload.order).toMatchObject({ currency_code: 'eur', tax_total: 5.45, total: 40.45 });
       expect(payload.items[0].tax_lines).toEqual([
         { code: 'DE-VAT', name: 'MwSt. 19 %', rate: 19, amount: 3.8 },
@@ -316,7 +316,7 @@ describe('pricing: regions, currencies and taxes', () => {
         .expect(200);
       const [paid] = await t.dataSource.query('SELECT payment_status FROM orders WHERE id = ?', [order.id]);
       expect(paid.payment_status).toBe('paid');
-      const refund = await asAdmin(api().post(`/api/v1/orders/${order.id}/refunds`))
+      const refund = await asAdmin(api().post(`/api/v1/admin/orders/${order.id}/refunds`))
         .send({ amount: order.items[0].total / order.items[0].quantity })
         .expect(201);
       expect(refund.body.data.amount).toBe(11.9);

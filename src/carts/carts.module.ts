@@ -11,7 +11,14 @@ import { CartsController } from './carts.controller.js';
 import { CartsService } from './carts.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Cart, CartItem]), OrdersModule, AddressesModule, ShippingOptionsModule, RegionsModule, PricingModule],
+  imports: [
+    TypeOrmModule.forFeature([Cart, CartItem]),
+    OrdersModule,
+    AddressesModule,
+    ShippingOptionsModule,
+    RegionsModule,
+    PricingModule,
+  ],
   controllers: [CartsController],
   providers: [CartsService, CartCleanup],
 })

@@ -116,4 +116,3 @@ export function stripeEnv(url: string) {
     STRIPE_API_URL: url,
   };
 }
-

@@ -869,7 +869,7 @@ export interface paths {
         put?: never;
         /**
          * Start a cart (anonymous without a bearer token, else the customer’s)
-         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). Takes no body (none, or `{}`): each field sent is 400 rule `whitelistValidation` and no cart is started.
+         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). The body is optional: `{region_id}` prices the cart in that region (default: the default region); any other field is 400 rule `whitelistValidation` and no cart is started.
          */
         post: operations["CartsController_create"];
         delete?: never;
@@ -2325,11 +2325,69 @@ export interface components {
             phone?: string;
         };
         OrderResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
             /** @example 41 */
             id: number;
             /** @example ORD-20261122-7KQ2M9XD */
             order_number: string;
-            /** @example 60.17 */
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
             total_amount: number;
             /**
              * @example pending
@@ -2345,11 +2403,6 @@ export interface components {
              * @enum {string}
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description Shipping cost, included in total_amount (0 for POST /orders)
-             * @example 4.9
-             */
-            shipping_total: number;
             /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
@@ -2394,7 +2447,49 @@ export interface components {
              */
             payment_method: "credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery";
         };
+        TaxLineDto: {
+            /** @example DE-VAT */
+            code: string;
+            /** @example MwSt. 19 % */
+            name: string;
+            /**
+             * @description Percent
+             * @example 19
+             */
+            rate: number;
+            /**
+             * @description The tax on the line after its discounts, rounded half to even
+             * @example 3.19
+             */
+            amount: number;
+        };
+        AdjustmentDto: {
+            /**
+             * @description What gave the discount (a promotion code)
+             * @example SUMMER10
+             */
+            code: string;
+            /** @example 2 */
+            amount: number;
+        };
         OrderItemResponseDto: {
+            /**
+             * @description The line's discounts
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The line's taxes (in its price when the region's prices include tax)
+             * @example 3.19
+             */
+            tax_total: number;
+            /**
+             * @description line_total - discount_total, + tax_total where prices exclude tax
+             * @example 19.99
+             */
+            total: number;
+            tax_lines: components["schemas"]["TaxLineDto"][];
+            adjustments: components["schemas"]["AdjustmentDto"][];
             /** @example 90 */
             id: number;
             /** @example 12 */
@@ -2426,6 +2521,11 @@ export interface components {
              * @example 19.99
              */
             price: number;
+            /**
+             * @description price x quantity
+             * @example 59.97
+             */
+            line_total: number;
         };
         OrderOwnerDto: {
             /** @example 7 */
@@ -2436,11 +2536,69 @@ export interface components {
             email: string;
         };
         OrderDetailResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
             /** @example 41 */
             id: number;
             /** @example ORD-20261122-7KQ2M9XD */
             order_number: string;
-            /** @example 60.17 */
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
             total_amount: number;
             /**
              * @example pending
@@ -2456,11 +2614,6 @@ export interface components {
              * @enum {string}
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description Shipping cost, included in total_amount (0 for POST /orders)
-             * @example 4.9
-             */
-            shipping_total: number;
             /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
@@ -2479,6 +2632,10 @@ export interface components {
              */
             updated_at: string;
             items: components["schemas"]["OrderItemResponseDto"][];
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
             /** @description Present when an admin reads the order; null for a guest's order */
             user?: components["schemas"]["OrderOwnerDto"] | null;
             /**
@@ -2500,11 +2657,69 @@ export interface components {
             payment_status?: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
         };
         AdminOrderResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
             /** @example 41 */
             id: number;
             /** @example ORD-20261122-7KQ2M9XD */
             order_number: string;
-            /** @example 60.17 */
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
             total_amount: number;
             /**
              * @example pending
@@ -2520,11 +2735,6 @@ export interface components {
              * @enum {string}
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description Shipping cost, included in total_amount (0 for POST /orders)
-             * @example 4.9
-             */
-            shipping_total: number;
             /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
@@ -2641,11 +2851,28 @@ export interface components {
              * @example insufficient_stock
              * @enum {string}
              */
-            code: "price_changed" | "insufficient_stock" | "unavailable";
+            code: "price_changed" | "insufficient_stock" | "unavailable" | "no_price";
             /** @example Only 2 left; the line asks for 3 */
             message: string;
         };
         CartItemResponseDto: {
+            /**
+             * @description The line's discounts
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The line's taxes (in its price when the region's prices include tax)
+             * @example 3.19
+             */
+            tax_total: number;
+            /**
+             * @description line_total - discount_total, + tax_total where prices exclude tax
+             * @example 19.99
+             */
+            total: number;
+            tax_lines: components["schemas"]["TaxLineDto"][];
+            adjustments: components["schemas"]["AdjustmentDto"][];
             /** @example 90 */
             id: number;
             /** @example 12 */
@@ -2667,17 +2894,17 @@ export interface components {
             /** @example 3 */
             quantity: number;
             /**
-             * @description The live unit price
+             * @description The live unit price in the cart's currency (null: not for sale, or no price in that currency)
              * @example 19.99
              */
             price: number | null;
             /**
-             * @description The unit price when the line was added
+             * @description The unit price when the line was added (or the cart moved region)
              * @example 18.5
              */
             added_price: number;
             /**
-             * @description price x quantity (0 when the product is gone)
+             * @description price x quantity (0 when the product is gone or unpriced)
              * @example 59.97
              */
             line_total: number;
@@ -2693,10 +2920,68 @@ export interface components {
             id: number;
             /** @example Standard (3–5 days) */
             name: string;
-            /** @example 4.95 */
+            /**
+             * @description In the cart's currency
+             * @example 4.95
+             */
             price: number;
         };
         CreatedCartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
             /**
              * Format: uuid
              * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
@@ -2708,22 +2993,11 @@ export interface components {
              */
             status: "open" | "completed";
             items: components["schemas"]["CartItemResponseDto"][];
-            /**
-             * @description Sum of line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description The chosen option's price (0 without one)
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description subtotal + shipping_total; no taxes or promotions
-             * @example 64.92
-             */
-            total: number;
             shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
             shipping_address: components["schemas"]["AddressFieldsDto"] | null;
             /** @example guest@example.com */
             email: string | null;
@@ -2743,7 +3017,69 @@ export interface components {
              */
             cart_token?: string;
         };
+        CreateCartDto: {
+            /**
+             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
+             * @example 2
+             */
+            region_id?: number;
+        };
         CartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
             /**
              * Format: uuid
              * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
@@ -2755,22 +3091,11 @@ export interface components {
              */
             status: "open" | "completed";
             items: components["schemas"]["CartItemResponseDto"][];
-            /**
-             * @description Sum of line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description The chosen option's price (0 without one)
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description subtotal + shipping_total; no taxes or promotions
-             * @example 64.92
-             */
-            total: number;
             shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
             shipping_address: components["schemas"]["AddressFieldsDto"] | null;
             /** @example guest@example.com */
             email: string | null;
@@ -2786,6 +3111,11 @@ export interface components {
             updated_at: string;
         };
         UpdateCartDto: {
+            /**
+             * @description Moves the cart to another region and prices it there
+             * @example 2
+             */
+            region_id?: number;
             /** @example guest@example.com */
             email?: string;
             /** @description The address the order ships to (or shipping_address_id, not both) */
@@ -12353,7 +12683,11 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateCartDto"];
+            };
+        };
         responses: {
             /** @description Created */
             201: {

@@ -1,4 +1,9 @@
-import { AdjustmentDto, DocumentTotalsDto, LineAmountsDto, TaxLineDto } from '../../pricing/dto/priced.dto.js';
+import {
+  AdjustmentDto,
+  DocumentTotalsDto,
+  LineAmountsDto,
+  TaxLineDto,
+} from '../../pricing/dto/priced.dto.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -39,7 +44,8 @@ const REGION_ID = {
   type: 'integer',
   example: 2,
   minimum: 1,
-  description: 'A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)',
+  description:
+    'A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)',
 } as const;
 
 export class CreateCartDto {
@@ -146,10 +152,14 @@ export class CartItemResponseDto extends LineAmountsDto {
     type: 'number',
     nullable: true,
     example: 19.99,
-    description: "The live unit price in the cart's currency (null: not for sale, or no price in that currency)",
+    description:
+      "The live unit price in the cart's currency (null: not for sale, or no price in that currency)",
   })
   price: number | null;
-  @ApiProperty({ example: 18.5, description: 'The unit price when the line was added (or the cart moved region)' })
+  @ApiProperty({
+    example: 18.5,
+    description: 'The unit price when the line was added (or the cart moved region)',
+  })
   added_price: number;
   @ApiProperty({ example: 59.97, description: 'price x quantity (0 when the product is gone or unpriced)' })
   line_total: number;

@@ -11,7 +11,12 @@ const id: TableColumnOptions = {
 };
 /** Amounts in minor units of the document's currency. */
 const minor = (name: string): TableColumnOptions => ({ name, type: 'bigint', default: '0' });
-const taxClass: TableColumnOptions = { name: 'tax_class', type: 'varchar', length: '32', default: "'standard'" };
+const taxClass: TableColumnOptions = {
+  name: 'tax_class',
+  type: 'varchar',
+  length: '32',
+  default: "'standard'",
+};
 /** Other currencies' prices as JSON `{"eur": 1999}` in minor units; the default currency's is `price_cents`. */
 const prices: TableColumnOptions = { name: 'prices', type: 'text', isNullable: true };
 
@@ -95,7 +100,12 @@ export class CreateRegionsAndTaxes1763802900000 implements MigrationInterface {
     });
     await changeTable(queryRunner, 'orders', {
       addColumns: [
-        { name: 'currency_code', type: 'varchar', length: '3', default: `'${currency.replace(/[^a-z]/g, '')}'` },
+        {
+          name: 'currency_code',
+          type: 'varchar',
+          length: '3',
+          default: `'${currency.replace(/[^a-z]/g, '')}'`,
+        },
         { name: 'region_id', type: 'integer', isNullable: true },
         { name: 'prices_include_tax', type: 'boolean', default: false },
         minor('subtotal_minor'),
@@ -109,12 +119,7 @@ export class CreateRegionsAndTaxes1763802900000 implements MigrationInterface {
     });
     await queryRunner.query('UPDATE orders SET subtotal_minor = total_cents - shipping_total_cents');
     await changeTable(queryRunner, 'order_items', {
-      addColumns: [
-        taxClass,
-        minor('discount_total_minor'),
-        minor('tax_total_minor'),
-        minor('total_minor'),
-      ],
+      addColumns: [taxClass, minor('discount_total_minor'), minor('tax_total_minor'), minor('total_minor')],
     });
     await queryRunner.query('UPDATE order_items SET total_minor = unit_price_cents * quantity');
     // A line's (order_item_id) or, with NULL, the shipping's: what the calculator gave, kept for refunds.

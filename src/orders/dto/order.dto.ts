@@ -19,7 +19,12 @@ import { ToInteger } from '../../common/query-transforms.js';
 import type { AccountSummary } from '../../users/user-accounts.js';
 import type { OrderAdjustment, OrderItem, OrderTaxLine } from '../order-item.entity.js';
 import { fromMinor } from '../../pricing/calculator.js';
-import { AdjustmentDto, DocumentTotalsDto, LineAmountsDto, TaxLineDto } from '../../pricing/dto/priced.dto.js';
+import {
+  AdjustmentDto,
+  DocumentTotalsDto,
+  LineAmountsDto,
+  TaxLineDto,
+} from '../../pricing/dto/priced.dto.js';
 import type { Order } from '../order.entity.js';
 import { amountDueOf, type ShippingAddressDetails } from '../order-history.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
@@ -316,7 +321,12 @@ export function toOrderItemResponse(
     total: money(item.totalMinor),
     tax_lines: taxLines
       .filter((line) => line.orderItemId === item.id)
-      .map((line) => ({ code: line.code, name: line.name, rate: line.rate, amount: money(line.amountMinor) })),
+      .map((line) => ({
+        code: line.code,
+        name: line.name,
+        rate: line.rate,
+        amount: money(line.amountMinor),
+      })),
     adjustments: adjustments
       .filter((adjustment) => adjustment.orderItemId === item.id)
       .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
@@ -333,7 +343,12 @@ export function toOrderDetail(order: Order): OrderDetailResponseDto {
     items: order.items.map((item) => toOrderItemResponse(item, order.currencyCode, taxLines, adjustments)),
     shipping_tax_lines: taxLines
       .filter((line) => line.orderItemId === null)
-      .map((line) => ({ code: line.code, name: line.name, rate: line.rate, amount: money(line.amountMinor) })),
+      .map((line) => ({
+        code: line.code,
+        name: line.name,
+        rate: line.rate,
+        amount: money(line.amountMinor),
+      })),
     shipping_adjustments: adjustments
       .filter((adjustment) => adjustment.orderItemId === null)
       .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
