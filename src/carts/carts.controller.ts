@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { AuthUser, CurrentUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
@@ -48,6 +48,7 @@ export class CartsController {
       '`{region_id}` prices the cart in that region (default: the default region); any other field is 400 rule ' +
       '`whitelistValidation` and no cart is started.',
   })
+  @ApiBody({ type: CreateCartDto, required: false })
   @ApiEnvelope(CreatedCartResponseDto, { status: 201 })
   @ApiErrors(400, 401, 429, {
     400: { field: 'user_id', rule: 'whitelistValidation', message: 'property user_id should not exist' },

@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import Stripe from 'stripe';
+import request from 'supertest';
+import { minorUnits, unitShares } from '../src/pricing/calculator.js';
+import { ADMIN_ENV, loginAdmin, type Account } from './support/accounts.js';
+import { startFakeStripe, stripeEnv, WEBHOOK_SECRET } from './support/fake-stripe.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+const signer = new Stripe('sk_test_signer');
+/** A country per run: each run's region lists its own, as a country is in at most one region. */
+const COUNTRIES = (
+  'AD AE AL AM AO AR AU AZ BA BB BD BE BG BH BN BO BR BS BW BY BZ CL CN CO CR CY CZ DK DO DZ EC EE EG ES FI GE ' +
+  'GH GR GT HK HN HR HU ID IE IL IN IS IT JM JO KE KR KW KZ LB LK LT LU LV MA MD MK MN MT MU MX MY NG NI NL NO'
+).split(' ');
+
+interface Amounted {
+  subtotal: number;
+  discount_total: number;
+  shipping_total: number;
+  shipping_tax_total: number;
+  tax_total: number;
+  gift_card_total: number;
+  total: number;
+  amount_due: number;
+  prices_include_tax: boolean;
+  items: Array<{
+    line_total: number;
+    discount_total: number;
+    tax_total: number;
+    total: number;
+    quantity: number;
+  }>;
+}
+
+const shop = fc.record({
+  currency: fc.constantFrom('usd', 'eur', 'jpy'),
+  inclusive: fc.boolean(),
+  standard: fc.integer({ min: 0, max: 270_000 }).map((scaled) => scaled / 10_000),
+  reduced: fc.option(
+    fc.integer({ min: 0, max: 100_000 }).map((scaled) => scaled / 10_000),
+    { nil: null },
+  ),
+  lines: fc.array(
+    fc.record({
+      minor: fc.integer({ min: 1, max: 500_000 }),
+      quantity: fc.integer({ min: 1, max: 4 }),
+      reduced: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 5 },
+  ),
+  shipping: fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null }),
+});
+
+/**
+ * DESIGN.md §16's invariant through the real server, over random shops and carts: on the cart, on the placed order
+ * (its response and its rows), and after refunding every unit of every line and then the shipping, one refund at
+ * a time: the refunds add up to exactly what was paid. The calculator's own property test covers thousands of
+ * carts without I/O; this one proves the service stores and answers what it computed.
+ */
+describe('pricing properties through the HTTP API', () => {
+  let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let t: TestApp;
+  let admin: Account;
+  const api = () => request(t.url);
+  const asAdmin = <T extends request.Test>(call: T) => call.auth(admin.token, { type: 'bearer' });
+  let run = 0;
+
+  beforeAll(async () => {
+    stripe = await startFakeStripe();
+    t = await startTestApp({
+      ...ADMIN_ENV,
+      ...stripeEnv(stripe.url),
+      THROTTLE_LIMIT: '100000',
+      THROTTLE_CART_LIMIT: '100000',
+    });
+    admin = await loginAdmin(t);
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await stripe.close();
+  });
+
+  /** Amounts in minor units of the currency, as the calculator keeps them. */
+  function minor(amount: number, currency: string): number {
+    return Math.round(amount * 10 ** minorUnits(currency));
+  }
+
+  function assertInvariant(doc: Amounted, currency: string): void {
+    const m = (amount: number) => minor(amount, currency);
+    const tax = doc.prices_include_tax ? 0 : m(doc.tax_total);
+    expect(m(doc.total)).toBe(m(doc.subtotal) - m(doc.discount_total) + m(doc.shipping_total) + tax);
+    expect(m(doc.amount_due)).toBe(m(doc.total) - m(doc.gift_card_total));
+    const sum = (pick: (line: Amounted['items'][number]) => number) =>
+      doc.items.reduce((total, line) => total + m(pick(line)), 0);
+    expect(sum((line) => line.line_total)).toBe(m(doc.subtotal));
+    expect(sum((line) => line.tax_total) + m(doc.shipping_tax_total)).toBe(m(doc.tax_total));
+    const shippingTotal = m(doc.shipping_total) + (doc.prices_include_tax ? 0 : m(doc.shipping_tax_total));
+    expect(sum((line) => line.total) + shippingTotal).toBe(m(doc.total));
+  }
+
+  it('holds on random carts, their orders and their unit-by-unit refunds', async () => {
+    await fc.assert(
+      fc.asyncProperty(shop, async (s) => {
+        const country = COUNTRIES[run++ % COUNTRIES.length];
+        const amount = (value: number) => value / 10 ** minorUnits(s.currency);
+        const region = (
+          await asAdmin(api().post('/api/v1/regions'))
+            .send({
+              name: `Run ${run}`,
+              currency_code: s.currency,
+              countries: [country],
+              prices_include_tax: s.inclusive,
+            })
+            .expect(201)
+        ).body.data;
+        const rates = [
+          ['standard', s.standard] as const,
+          ...(s.reduced === null ? [] : [['reduced', s.reduced] as const]),
+        ];
+        for (const [taxClass, rate] of rates) {
+          await asAdmin(api().post('/api/v1/tax-rates'))
+            .send({
+              country,
+              tax_class: taxClass,
+              rate,
+              name: `${taxClass} ${rate}`,
+              code: `${country}-${taxClass}`,
+            })
+            .expect(201);
+        }
+        const priced = (value: number) =>
+          s.currency === 'usd'
+            ? { price: amount(value) }
+            : { price: 1, prices: [{ currency_code: s.currency, amount: amount(value) }] };
+        const products = [];
+        for (const line of s.lines) {
+          products.push(
+            (
+              await asAdmin(api().post('/api/v1/products'))
+                .send({
+                  name: `P${run}-${products.length}`,
+                  description: 'x',
+                  stock: 100,
+                  category_id: 1,
+                  tax_class: line.reduced ? 'reduced' : 'standard',
+                  ...priced(line.minor),
+                })
+                .expect(201)
+            ).body.data.id as number,
+          );
+        }
+        const option =
+          s.shipping === null
+            ? null
+            : (
+                await asAdmin(api().post('/api/v1/shipping-options'))
+                  .send({ name: `Ship ${run}`, countries: [country], ...priced(s.shipping) })
+                  .expect(201)
+              ).body.data.id;
+
+        const created = await api().post('/api/v1/carts').send({ region_id: region.id }).expect(201);
+        const { id: cartId, cart_token: token } = created.body.data;
+        for (const [i, line] of s.lines.entries()) {
+          await api()
+            .post(`/api/v1/carts/${cartId}/items`)
+            .set('X-Cart-Token', token)
+            .send({ product_id: products[i], quantity: line.quantity })
+            .expect(201);
+        }
+        const cart = (
+          await api()
+            .put(`/api/v1/carts/${cartId}`)
+            .set('X-Cart-Token', token)
+            .send({
+              email: `run${run}@example.com`,
+              shipping_address: { name: 'A', line1: '1 St', city: 'C', country },
+              ...(option === null ? {} : { shipping_option_id: option }),
+            })
+            .expect(200)
+        ).body.data;
+        assertInvariant(cart, s.currency);
+
+        const order = (
+          await api()
+            .post(`/api/v1/carts/${cartId}/checkout`)
+            .set('X-Cart-Token', token)
+            .send({ payment_method: 'credit_card' })
+            .expect(201)
+        ).body.data;
+        assertInvariant(order, s.currency);
+        // The order is what the cart showed, and its rows hold the same minor units.
+        expect([order.total, order.tax_total, order.currency_code]).toEqual([
+          cart.total,
+          cart.tax_total,
+          s.currency,
+        ]);
+        const [row] = await t.dataSource.query(
+          'SELECT total_cents, subtotal_minor, tax_total_minor, shipping_total_cents, shipping_tax_total_minor FROM orders WHERE id = ?',
+          [order.id],
+        );
+        expect(Object.values(row).map(Number)).toEqual(
+          [order.total, order.subtotal, order.tax_total, order.shipping_total, order.shipping_tax_total].map(
+            (value) => minor(value, s.currency),
+          ),
+        );
+        const [{ taxes }] = await t.dataSource.query(
+          'SELECT COALESCE(SUM(amount_minor), 0) AS taxes FROM order_tax_lines WHERE order_id = ?',
+          [order.id],
+        );
+        expect(Number(taxes)).toBe(minor(order.tax_total, s.currency));
+
+        if (minor(order.amount_due, s.currency) === 0) return;
+        await api()
+          .post(`/api/v1/orders/${order.id}/payments`)
+          .set('X-Order-Token', order.order_token)
+          .send({})
+          .expect(201);
+        const intent = [...stripe.intents.values()].at(-1)!;
+        expect(intent.amount).toBe(minor(order.amount_due, s.currency));
+        const event = JSON.stringify({
+          id: `evt_prop_${order.id}`,
+          object: 'event',
+          type: 'payment_intent.succeeded',
+          data: { object: { ...intent, status: 'succeeded', amount_received: intent.amount } },
+        });
+        await api()
+          .post('/api/v1/payments/stripe/webhook')
+          .set('content-type', 'application/json')
+          .set(
+            'stripe-signature',
+            signer.webhooks.generateTestHeaderString({ payload: event, secret: WEBHOOK_SECRET }),
+          )
+          .send(event)
+          .expect(200);
+
+        // Every unit of every line, then the shipping: what each cost, one refund at a time.
+        const shares = [
+          ...order.items.flatMap((item: Amounted['items'][number]) =>
+            unitShares(minor(item.total, s.currency), item.quantity),
+          ),
+          minor(order.total, s.currency) -
+            order.items.reduce(
+              (sum: number, item: Amounted['items'][number]) => sum + minor(item.total, s.currency),
+              0,
+            ),
+        ].filter((share) => share > 0);
+        let refunded = 0;
+        for (const share of shares) {
+          const refund = await asAdmin(api().post(`/api/v1/admin/orders/${order.id}/refunds`))
+            .send({ amount: amount(share) })
+            .expect(201);
+          refunded += minor(refund.body.data.amount, s.currency);
+        }
+        expect(refunded).toBe(intent.amount);
+        const [payment] = await t.dataSource.query(
+          'SELECT status, amount_cents, refunded_cents FROM payments WHERE order_id = ?',
+          [order.id],
+        );
+        expect([payment.status, Number(payment.refunded_cents)]).toEqual([
+          'refunded',
+          Number(payment.amount_cents),
+        ]);
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
