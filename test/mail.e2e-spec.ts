@@ -353,7 +353,7 @@ describe('e-mail, password reset and e-mail verification', () => {
       const [, , receipt] = await smtp.waitFor(emailOf(account), 3);
       expect(receipt.to).toEqual([emailOf(account)]);
       expect(receipt.subject).toBe(`Payment received for order ${order.order_number}`);
-      expect(receipt.text).toContain(`your payment of 64.97 (credit_card) for order ${order.order_number}`);
+      expect(receipt.text).toContain(`your payment of $64.97 (credit_card) for order ${order.order_number}`);
     });
 
     it("a guest's order from a cart: the confirmation goes to the e-mail given at checkout, shipping in the total", async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { Inject, Injectable, InternalServerErrorException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RegionInfo } from '../regions/region-directory.js';
@@ -86,12 +86,15 @@ export class DocumentPricing {
     };
   }
 
-  /** The provider's rates; a provider that fails is a 503 naming it (a checkout then places nothing). */
+  /**
+   * The provider's rates. A provider that fails is a 500 whose details name it (the API's codes have no 503); a
+   * checkout then places nothing.
+   */
   private async quoteTaxes(manager: EntityManager, query: TaxQuery) {
     try {
       return await this.taxes.quote(manager, query);
     } catch (error) {
-      if (error instanceof TaxProviderError) throw new ServiceUnavailableException(error.message);
+      if (error instanceof TaxProviderError) throw new InternalServerErrorException(error.message);
       throw error;
     }
   }
