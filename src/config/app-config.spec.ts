@@ -155,8 +155,14 @@ describe('loadConfig', () => {
       'TAX_PROVIDER_TIMEOUT_MS must be an integer from 100 to 600000 (got "10")',
     );
     expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'reduced:99999999' })).toContain(
-      'TAX_STRIPE_TAX_CODES must be a comma-separated list of tax_class:tax_code pairs',
+      'TAX_STRIPE_TAX_CODES must be a comma-separated list of tax_class:tax_code pairs such as reduced:txcd_99999999 (got "reduced:99999999")',
     );
+    expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'Reduced__x:txcd_99999999' })).toContain(
+      '(got "Reduced__x:txcd_99999999")',
+    );
+    expect(loadConfig({ TAX_STRIPE_TAX_CODES: 'zero-rated:txcd_00000000' }).taxes.stripeTaxCodes).toEqual({
+      'zero-rated': 'txcd_00000000',
+    });
     expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'reduced:txcd_99999999,reduced:txcd_10000000' })).toContain(
       'TAX_STRIPE_TAX_CODES names the tax class reduced twice',
     );

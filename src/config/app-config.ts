@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { TAX_CLASS_MAX_LENGTH, TAX_CLASS_PATTERN } from '../common/tax-class.js';
 import { DETECTABLE_TYPES } from '../upload/file-type.js';
 import {
   BooleanVariable,
@@ -459,11 +460,19 @@ export class EnvironmentVariables {
   TAX_PROVIDER_TIMEOUT_MS = 5000;
 
   @ListVariable()
-  @Matches(/^[a-z0-9_-]{1,32}:txcd_[0-9]{8}$/, {
-    each: true,
-    message: listMessage(
-      'must be a comma-separated list of tax_class:tax_code pairs such as reduced:txcd_99999999',
-    ),
+  @VariableRule((list) => {
+    const wrong = (list as string[]).find((item) => {
+      const [taxClass, code, extra] = item.split(':');
+      return (
+        extra !== undefined ||
+        taxClass.length > TAX_CLASS_MAX_LENGTH ||
+        !TAX_CLASS_PATTERN.test(taxClass) ||
+        !/^txcd_[0-9]{8}$/.test(code ?? '')
+      );
+    });
+    return wrong === undefined
+      ? undefined
+      : `must be a comma-separated list of tax_class:tax_code pairs such as reduced:txcd_99999999 (got "${wrong}")`;
   })
   @VariableRule((list) => {
     const classes = (list as string[]).map((item) => item.split(':')[0]);
