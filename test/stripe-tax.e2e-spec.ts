@@ -6,7 +6,11 @@ import { priceDocument } from '../src/pricing/calculator.js';
 import { RateTableTaxProvider } from '../src/taxes/rate-table-tax-provider.js';
 import { StripeTaxProvider } from '../src/taxes/stripe-tax-provider.js';
 import { TaxProvider, TaxProviderError, type TaxQuery } from '../src/taxes/tax-provider.js';
-import { startTestApp } from './support/test-app.js';
+import request from 'supertest';
+import { ADMIN_ENV, loginAdmin } from './support/accounts.js';
+import { eventually } from './support/eventually.js';
+import { createProduct } from './support/products.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
 
 const SECRET_KEY = 'sk_test_tax_secret_key';
 
@@ -433,5 +437,142 @@ describe('Stripe Tax provider (TAX_PROVIDER=stripe) against a fake Stripe API', 
     } finally {
       await byDefault.close();
     }
+  });
+
+  describe('checkout with TAX_PROVIDER=stripe', () => {
+    let t: TestApp;
+    let adminToken: string;
+    let cartNumber = 0;
+    let euro: { id: number };
+    const products = { standard: 0, reduced: 0 };
+    const api = () => request(t.url);
+
+    beforeAll(async () => {
+      t = await startTestApp({
+        ...ADMIN_ENV,
+        PAYMENT_METHODS: 'bank_transfer',
+        TAX_PROVIDER: 'stripe',
+        STRIPE_SECRET_KEY: SECRET_KEY,
+        STRIPE_API_URL: stripe.url,
+        TAX_PROVIDER_TIMEOUT_MS: '1000',
+        TAX_STRIPE_TAX_CODES: 'reduced:txcd_99999999',
+      });
+      adminToken = (await loginAdmin(t)).token;
+      const created = await request(t.url)
+        .post('/api/v1/regions')
+        .auth(adminToken, { type: 'bearer' })
+        .send({ name: 'Europe', currency_code: 'eur', countries: ['DE'], prices_include_tax: true })
+        .expect(201);
+      euro = created.body.data;
+      products.standard = (
+        await createProduct(t, adminToken, {
+          price: 10,
+          stock: 50,
+          prices: [{ currency_code: 'eur', amount: 29.99 }],
+        } as object)
+      ).id;
+      products.reduced = (
+        await createProduct(t, adminToken, {
+          price: 9,
+          stock: 50,
+          tax_class: 'reduced',
+          prices: [{ currency_code: 'eur', amount: 9.99 }],
+        } as object)
+      ).id;
+    });
+    afterAll(() => t.close());
+
+    /** A guest cart in the tax-inclusive euro region: 29.99 standard, 2 × 9.99 reduced, shipping to Berlin. */
+    async function germanCart() {
+      const suffix = ++cartNumber;
+      const created = await api().post('/api/v1/carts').send({ region_id: euro.id }).expect(201);
+      const { id, cart_token: token } = created.body.data as { id: string; cart_token: string };
+      for (const [productId, quantity] of [
+        [products.standard, 1],
+        [products.reduced, 2],
+      ]) {
+        await api()
+          .post(`/api/v1/carts/${id}/items`)
+          .set('X-Cart-Token', token)
+          .send({ product_id: productId, quantity })
+          .expect(201);
+      }
+      await api()
+        .put(`/api/v1/carts/${id}`)
+        .set('X-Cart-Token', token)
+        .send({
+          email: `guest-${suffix}@example.com`,
+          shipping_address: {
+            name: 'Erika Muster',
+            line1: 'Hauptstr. 1',
+            city: 'Berlin',
+            postal_code: '10115',
+            country: 'DE',
+          },
+        })
+        .expect(200);
+      return { id, token };
+    }
+
+    it("an order's taxes are the calculator's amounts at Stripe's rates; it keeps the calculation, and once paid, Stripe's transaction", async () => {
+      const cart = await germanCart();
+      const checkout = await api()
+        .post(`/api/v1/carts/${cart.id}/checkout`)
+        .set('X-Cart-Token', cart.token)
+        .send({ payment_method: 'bank_transfer' })
+        .expect(201);
+      const order = checkout.body.data;
+      // 29.99 × 19 / 119 = 4.788… → 4.79; 19.98 × 7 / 107 = 1.307… → 1.31.
+      expect(order).toMatchObject({ currency_code: 'eur', tax_total: 6.1, total: 49.97 });
+      expect(order.items.map((item: { tax_lines: unknown }) => item.tax_lines)).toEqual([
+        [{ code: 'DE-vat', name: 'Umsatzsteuer (USt.)', rate: 19, amount: 4.79 }],
+        [{ code: 'DE-vat', name: 'Umsatzsteuer (USt.)', rate: 7, amount: 1.31 }],
+      ]);
+      const calculation = stripe.sent.filter((sent) => sent.path === '/v1/tax/calculations').at(-1)!;
+      expect(calculation.form.get('currency')).toBe('eur');
+      expect(calculation.form.get('customer_details[address][postal_code]')).toBe('10115');
+      expect(calculation.form.get('line_items[0][tax_behavior]')).toBe('inclusive');
+      const [row] = await t.dataSource.query(
+        'SELECT order_number, tax_calculation_id, tax_transaction_id FROM orders WHERE id = ?',
+        [order.id],
+      );
+      expect(row.tax_calculation_id).toMatch(/^taxcalc_\d+$/);
+      expect(row.tax_transaction_id).toBeNull();
+
+      await api()
+        .patch(`/api/v1/orders/${order.id}/status`)
+        .auth(adminToken, { type: 'bearer' })
+        .send({ status: 'paid', payment_status: 'paid' })
+        .expect(200);
+      const transactionOf = async () =>
+        (await t.dataSource.query('SELECT tax_transaction_id FROM orders WHERE id = ?', [order.id]))[0]
+          .tax_transaction_id as string | null;
+      await eventually(async () => (await transactionOf()) !== null);
+      expect(await transactionOf()).toBe(row.tax_calculation_id.replace('taxcalc_', 'tax_'));
+      const recorded = stripe.sent.find(
+        (sent) => sent.path === '/v1/tax/transactions/create_from_calculation',
+      )!;
+      expect(Object.fromEntries(recorded.form)).toEqual({
+        calculation: row.tax_calculation_id,
+        reference: row.order_number,
+      });
+    });
+
+    it('Stripe Tax failing at checkout refuses it, naming stripe, and no order is placed', async () => {
+      const cart = await germanCart();
+      const [{ count: before }] = await t.dataSource.query('SELECT COUNT(*) AS count FROM orders');
+      stripe.state.fault = 'error500';
+      const refused = await api()
+        .post(`/api/v1/carts/${cart.id}/checkout`)
+        .set('X-Cart-Token', cart.token)
+        .send({ payment_method: 'bank_transfer' });
+      // Pricing refuses with a 503, which the API's code set answers as 500 (it has no 503), naming the provider.
+      expect(refused.status).toBe(500);
+      expect(refused.body.data.details).toContain('The tax provider stripe could not calculate the taxes');
+      expect(refused.body.data.details).toContain('500');
+      expect(JSON.stringify(refused.body)).not.toContain(SECRET_KEY);
+      const [{ count: after }] = await t.dataSource.query('SELECT COUNT(*) AS count FROM orders');
+      expect(Number(after)).toBe(Number(before));
+    });
   });
 });
