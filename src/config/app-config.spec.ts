@@ -124,6 +124,52 @@ describe('loadConfig', () => {
     expect(problemsOf({ CURRENCY: 'USD' })).toContain('CURRENCY must be a three-letter ISO 4217 code');
   });
 
+  it('reads TAX_PROVIDER: the rate table by default; stripe only with STRIPE_SECRET_KEY, and its tax codes', () => {
+    expect(loadConfig({}).taxes).toEqual({
+      provider: 'rates',
+      timeoutMs: 5000,
+      stripe: null,
+      stripeTaxCodes: {},
+    });
+    // Stripe Tax needs no webhook secret: it is called, never calls back.
+    const config = loadConfig({
+      TAX_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: 'sk_test_1',
+      STRIPE_API_URL: 'http://127.0.0.1:12111',
+      TAX_PROVIDER_TIMEOUT_MS: '800',
+      TAX_STRIPE_TAX_CODES: 'reduced:txcd_99999999, standard:txcd_10000000',
+    });
+    expect(config.taxes).toEqual({
+      provider: 'stripe',
+      timeoutMs: 800,
+      stripe: { secretKey: 'sk_test_1', apiUrl: 'http://127.0.0.1:12111' },
+      stripeTaxCodes: { reduced: 'txcd_99999999', standard: 'txcd_10000000' },
+    });
+    expect(problemsOf({ TAX_PROVIDER: 'stripe' })).toContain(
+      'TAX_PROVIDER names the stripe provider, which needs STRIPE_SECRET_KEY',
+    );
+    expect(problemsOf({ TAX_PROVIDER: 'avalara' })).toContain(
+      'TAX_PROVIDER must be one of rates, stripe (got "avalara")',
+    );
+    expect(problemsOf({ TAX_PROVIDER_TIMEOUT_MS: '10' })).toContain(
+      'TAX_PROVIDER_TIMEOUT_MS must be an integer from 100 to 600000 (got "10")',
+    );
+    expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'reduced:99999999' })).toContain(
+      'TAX_STRIPE_TAX_CODES must be a comma-separated list of tax_class:tax_code pairs such as reduced:txcd_99999999 (got "reduced:99999999")',
+    );
+    expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'Reduced__x:txcd_99999999' })).toContain(
+      '(got "Reduced__x:txcd_99999999")',
+    );
+    expect(loadConfig({ TAX_STRIPE_TAX_CODES: 'zero-rated:txcd_00000000' }).taxes.stripeTaxCodes).toEqual({
+      'zero-rated': 'txcd_00000000',
+    });
+    expect(problemsOf({ TAX_STRIPE_TAX_CODES: 'reduced:txcd_99999999,reduced:txcd_10000000' })).toContain(
+      'TAX_STRIPE_TAX_CODES names the tax class reduced twice',
+    );
+    // The key is not used, so the rate table needs none.
+    expect(loadConfig({ STRIPE_SECRET_KEY: 'sk_test_1' }).taxes.stripe).toBeNull();
+  });
+
   it('runs half the pool of searches at once by default, and never the whole pool', () => {
     expect(loadConfig({}).search).toEqual({
       concurrency: 5,

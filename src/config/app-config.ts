@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { randomBytes } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
+import { TAX_CLASS_MAX_LENGTH, TAX_CLASS_PATTERN } from '../common/tax-class.js';
 import { DETECTABLE_TYPES } from '../upload/file-type.js';
 import {
   BooleanVariable,
@@ -77,6 +78,17 @@ export interface AppConfig {
     stripe: { secretKey: string; webhookSecret: string; apiUrl: string | null } | null;
     /** Payments left pending/requires_action longer than this are re-read from their provider. */
     reconcileAfterSeconds: number;
+  };
+  /** Tax calculation (docs/configuration.md#taxes). */
+  taxes: {
+    /** `rates`: the table of /tax-rates; `stripe`: Stripe Tax. */
+    provider: 'rates' | 'stripe';
+    /** Bound on one call to a remote provider; a call past it fails (checkout is refused). */
+    timeoutMs: number;
+    /** Stripe Tax's key and API URL, when TAX_PROVIDER=stripe. */
+    stripe: { secretKey: string; apiUrl: string | null } | null;
+    /** The Stripe tax code (`txcd_…`) of a tax class; a class not named here gets the account's default. */
+    stripeTaxCodes: Record<string, string>;
   };
   /** Anonymous reads of the catalogue (GET /products, /products/{id}, /categories, /categories/{id}, /payment-methods). */
   catalogPublic: boolean;
@@ -436,6 +448,39 @@ export class EnvironmentVariables {
   @DurationVariable()
   PAYMENT_RECONCILE_AFTER = 15 * 60;
 
+  @OneOfVariable(['rates', 'stripe'])
+  @VariableRule((provider, variables) =>
+    provider === 'stripe' && (variables as EnvironmentVariables).STRIPE_SECRET_KEY === undefined
+      ? 'names the stripe provider, which needs STRIPE_SECRET_KEY'
+      : undefined,
+  )
+  TAX_PROVIDER: AppConfig['taxes']['provider'] = 'rates';
+
+  @IntegerVariable(100, 600_000)
+  TAX_PROVIDER_TIMEOUT_MS = 5000;
+
+  @ListVariable()
+  @VariableRule((list) => {
+    const wrong = (list as string[]).find((item) => {
+      const [taxClass, code, extra] = item.split(':');
+      return (
+        extra !== undefined ||
+        taxClass.length > TAX_CLASS_MAX_LENGTH ||
+        !TAX_CLASS_PATTERN.test(taxClass) ||
+        !/^txcd_[0-9]{8}$/.test(code ?? '')
+      );
+    });
+    return wrong === undefined
+      ? undefined
+      : `must be a comma-separated list of tax_class:tax_code pairs such as reduced:txcd_99999999 (got "${wrong}")`;
+  })
+  @VariableRule((list) => {
+    const classes = (list as string[]).map((item) => item.split(':')[0]);
+    const repeated = classes.find((name, index) => classes.indexOf(name) !== index);
+    return repeated === undefined ? undefined : `names the tax class ${repeated} twice`;
+  })
+  TAX_STRIPE_TAX_CODES: string[] = [];
+
   @BooleanVariable()
   CATALOG_PUBLIC = false;
 
@@ -761,6 +806,17 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
             }
           : null,
       reconcileAfterSeconds: variables.PAYMENT_RECONCILE_AFTER,
+    },
+    taxes: {
+      provider: variables.TAX_PROVIDER,
+      timeoutMs: variables.TAX_PROVIDER_TIMEOUT_MS,
+      stripe:
+        variables.TAX_PROVIDER === 'stripe' && variables.STRIPE_SECRET_KEY !== undefined
+          ? { secretKey: variables.STRIPE_SECRET_KEY, apiUrl: variables.STRIPE_API_URL ?? null }
+          : null,
+      stripeTaxCodes: Object.fromEntries(
+        variables.TAX_STRIPE_TAX_CODES.map((item) => item.split(':') as [string, string]),
+      ),
     },
     catalogPublic: variables.CATALOG_PUBLIC,
     categoriesStrict: variables.CATEGORIES_STRICT,

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { createStripeClient } from '../common/stripe-client.js';
 import {
   InvalidWebhookError,
   MalformedWebhookError,
@@ -29,17 +30,7 @@ export class StripeProvider extends PaymentProvider {
     apiUrl: string | null,
   ) {
     super();
-    const url = apiUrl === null ? null : new URL(apiUrl);
-    this.stripe = new Stripe(secretKey, {
-      maxNetworkRetries: 2,
-      ...(url === null
-        ? {}
-        : {
-            host: url.hostname,
-            protocol: url.protocol.slice(0, -1) as 'http' | 'https',
-            port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-          }),
-    });
+    this.stripe = createStripeClient(secretKey, apiUrl, { maxNetworkRetries: 2 });
   }
 
   async create(request: {
