@@ -162,7 +162,8 @@ function bodyString(object, name, min, max) {
 // The handlers.
 
 const PRODUCT_COLUMNS =
-  'id, name, description, price_cents, stock, category_id, image, slug, is_active, created_at, updated_at';
+  'id, name, description, price_cents, prices, tax_class, stock, category_id, image, slug, is_active, created_at, ' +
+  'updated_at';
 /** A product read with its images, one row per image, as the service reads it (product-statements.ts). */
 const productWithImages = (where) =>
   `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, o.options, i.path AS image_path, i.alt AS image_alt, ` +
@@ -175,7 +176,16 @@ const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BAD_CREDENTIALS = 'Invalid username or password';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-function toProduct(row, images = []) {
+/** A product's prices: the default currency's first, then the others by code (currencyPriceList). */
+function priceList(defaultCurrency, priceCents, prices) {
+  const others = Object.entries(prices === null ? {} : JSON.parse(prices))
+    .filter(([code]) => code !== defaultCurrency)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([code, amount]) => ({ currency_code: code, amount: fromMinor(Number(amount), code) }));
+  return [{ currency_code: defaultCurrency, amount: fromMinor(priceCents, defaultCurrency) }, ...others];
+}
+
+function toProduct(row, images, defaultCurrency) {
   return {
     id: row.id,
     name: row.name,
@@ -187,6 +197,8 @@ function toProduct(row, images = []) {
     slug: row.slug,
     images,
     is_active: Boolean(row.is_active),
+    prices: priceList(defaultCurrency, row.price_cents, row.prices),
+    tax_class: row.tax_class,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -347,7 +359,10 @@ export function createHandlers(config, pool) {
     // The seeded products have no options, so the service reads no variants either.
     if (rows[0].options !== null)
       throw new Error('The benchmark baseline reads products without options only');
-    return { status: 200, body: envelope(200, { ...toProduct(rows[0], images), options: [], variants: [] }) };
+    return {
+      status: 200,
+      body: envelope(200, { ...toProduct(rows[0], images, config.currency), options: [], variants: [] }),
+    };
   }
 
   /** List totals per filter: { generation, total, countedAt }, least recently used first. */
@@ -545,7 +560,7 @@ export function createHandlers(config, pool) {
         images.set(row.product_id, list);
       }
     }
-    const products = rows.map((row) => toProduct(row, images.get(row.id) ?? []));
+    const products = rows.map((row) => toProduct(row, images.get(row.id) ?? [], config.currency));
     return { status: 200, body: envelope(200, products, meta) };
   }
 
