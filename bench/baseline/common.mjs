@@ -12,6 +12,8 @@ import { URL } from 'node:url';
 // The service's search: its tokenizer and its SQL (from the build), so that the baselines run the same plans.
 import * as productSearch from '../../dist/src/products/product-search.js';
 import { normalizedWords } from '../../dist/src/products/product-words.js';
+// The service's pricing calculator (pure, from the build): carts and orders are priced by the same arithmetic.
+import { fromMinor, priceDocument } from '../../dist/src/pricing/calculator.js';
 
 const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -38,6 +40,7 @@ export function loadConfig(env = process.env) {
     searchRankLimit: Number(env.SEARCH_RANK_LIMIT ?? 500),
     paymentMethods: (env.PAYMENT_METHODS ?? DEFAULT_PAYMENT_METHODS).split(',').map((m) => m.trim()),
     maxPendingPerUser: Number(env.ORDER_MAX_PENDING_PER_USER ?? 20),
+    currency: (env.CURRENCY ?? 'usd').toLowerCase(),
   };
 }
 
@@ -159,7 +162,8 @@ function bodyString(object, name, min, max) {
 // The handlers.
 
 const PRODUCT_COLUMNS =
-  'id, name, description, price_cents, stock, category_id, image, slug, is_active, created_at, updated_at';
+  'id, name, description, price_cents, prices, tax_class, stock, category_id, image, slug, is_active, created_at, ' +
+  'updated_at';
 /** A product read with its images, one row per image, as the service reads it (product-statements.ts). */
 const productWithImages = (where) =>
   `SELECT ${PRODUCT_COLUMNS.replace(/(\w+)/g, 'p.$1')}, o.options, i.path AS image_path, i.alt AS image_alt, ` +
@@ -172,7 +176,16 @@ const ORDER_NUMBER_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BAD_CREDENTIALS = 'Invalid username or password';
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-function toProduct(row, images = []) {
+/** A product's prices: the default currency's first, then the others by code (currencyPriceList). */
+function priceList(defaultCurrency, priceCents, prices) {
+  const others = Object.entries(prices === null ? {} : JSON.parse(prices))
+    .filter(([code]) => code !== defaultCurrency)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([code, amount]) => ({ currency_code: code, amount: fromMinor(Number(amount), code) }));
+  return [{ currency_code: defaultCurrency, amount: fromMinor(priceCents, defaultCurrency) }, ...others];
+}
+
+function toProduct(row, images, defaultCurrency) {
   return {
     id: row.id,
     name: row.name,
@@ -184,6 +197,8 @@ function toProduct(row, images = []) {
     slug: row.slug,
     images,
     is_active: Boolean(row.is_active),
+    prices: priceList(defaultCurrency, row.price_cents, row.prices),
+    tax_class: row.tax_class,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -200,6 +215,97 @@ function newOrderNumber(now) {
 function isTransientLockError(error) {
   return error?.code === 'ER_LOCK_DEADLOCK' || error?.code === 'ER_LOCK_WAIT_TIMEOUT';
 }
+
+// Pricing (DESIGN.md §16), as the service's regions, taxes and DocumentPricing do it for the benchmarked routes.
+
+/** A region with its countries (or the default region for null): one statement, as region-statements.ts. */
+const REGION_BY_ID =
+  'SELECT r.id, r.name, r.currency_code, r.prices_include_tax, r.is_default, rc.country FROM regions r ' +
+  'LEFT JOIN region_countries rc ON rc.region_id = r.id ' +
+  'WHERE r.id = COALESCE(?, (SELECT d.id FROM regions d WHERE d.is_default = 1)) ORDER BY rc.position';
+const RATES_OF_COUNTRY = 'SELECT subdivision, tax_class, rate, name, code FROM tax_rates WHERE country = ?';
+
+async function regionOf(db, id) {
+  const [rows] = await db.query(REGION_BY_ID, [id]);
+  if (rows.length === 0) return null;
+  return {
+    id: rows[0].id,
+    name: rows[0].name,
+    currency: rows[0].currency_code,
+    pricesIncludeTax: Number(rows[0].prices_include_tax) === 1,
+    countries: rows.filter((row) => row.country !== null).map((row) => row.country),
+  };
+}
+
+/** A unit price in the currency (minor units): the default currency's column, else the product's price map. */
+function unitPriceIn(currency, defaultCurrency, priceCents, prices) {
+  if (currency === defaultCurrency) return Number(priceCents);
+  const amount = prices === null ? undefined : JSON.parse(prices)[currency];
+  return amount === undefined || amount === null ? null : Number(amount);
+}
+
+/** The subdivision of an address's `region` field ("US-CA" or "CA"), or null when it holds a name. */
+function subdivisionOf(region) {
+  const code = /^(?:[A-Z]{2}-)?([A-Z0-9]{1,3})$/.exec((region ?? '').trim().toUpperCase());
+  return code === null ? null : code[1];
+}
+
+/**
+ * Prices lines ({ id, price, quantity, taxClass }) in the region for the address (null: the region's first
+ * country stands in, none: untaxed): the country's rates read once, the class's most specific rate, else the
+ * standard one, then the calculator. No shipping and no adjusters in the benchmarked requests.
+ */
+async function priceLines(db, region, address, lines) {
+  const place =
+    address ?? (region.countries.length === 0 ? null : { country: region.countries[0], subdivision: null });
+  let taxRates = () => [];
+  if (place !== null && lines.length > 0) {
+    const [rows] = await db.query(RATES_OF_COUNTRY, [place.country]);
+    const subdivision = place.subdivision ?? '';
+    const find = (taxClass, where) =>
+      rows.find((row) => row.tax_class === taxClass && row.subdivision === where);
+    taxRates = ({ taxClass }) => {
+      const row =
+        (subdivision === '' ? undefined : find(taxClass, subdivision)) ??
+        find(taxClass, '') ??
+        (subdivision === '' ? undefined : find('standard', subdivision)) ??
+        find('standard', '');
+      return row === undefined ? [] : [{ code: row.code, name: row.name, rate: Number(row.rate) }];
+    };
+  }
+  return priceDocument({
+    currency: region.currency,
+    pricesIncludeTax: region.pricesIncludeTax,
+    lines,
+    shipping: null,
+    taxRates,
+  });
+}
+
+/** A document's totals as the API shows them (documentTotals in priced.dto.ts). */
+function documentTotals(document, regionId) {
+  const money = (amount) => fromMinor(amount, document.currency);
+  return {
+    currency_code: document.currency,
+    region_id: regionId,
+    prices_include_tax: document.pricesIncludeTax,
+    subtotal: money(document.subtotal),
+    discount_total: money(document.discountTotal),
+    shipping_total: money(document.shippingTotal),
+    shipping_tax_total: money(document.shipping.taxTotal),
+    tax_total: money(document.taxTotal),
+    gift_card_total: money(document.giftCardTotal),
+    total: money(document.total),
+    amount_due: money(document.amountDue),
+  };
+}
+
+const taxLineResponse = (tax, currency) => ({
+  code: tax.code,
+  name: tax.name,
+  rate: tax.rate,
+  amount: fromMinor(tax.amount, currency),
+});
 
 export function createHandlers(config, pool) {
   const decoyHash = argon2.hash('decoy password for unknown users', ARGON2_OPTIONS);
@@ -253,7 +359,10 @@ export function createHandlers(config, pool) {
     // The seeded products have no options, so the service reads no variants either.
     if (rows[0].options !== null)
       throw new Error('The benchmark baseline reads products without options only');
-    return { status: 200, body: envelope(200, { ...toProduct(rows[0], images), options: [], variants: [] }) };
+    return {
+      status: 200,
+      body: envelope(200, { ...toProduct(rows[0], images, config.currency), options: [], variants: [] }),
+    };
   }
 
   /** List totals per filter: { generation, total, countedAt }, least recently used first. */
@@ -451,7 +560,7 @@ export function createHandlers(config, pool) {
         images.set(row.product_id, list);
       }
     }
-    const products = rows.map((row) => toProduct(row, images.get(row.id) ?? []));
+    const products = rows.map((row) => toProduct(row, images.get(row.id) ?? [], config.currency));
     return { status: 200, body: envelope(200, products, meta) };
   }
 
@@ -485,17 +594,23 @@ export function createHandlers(config, pool) {
     return { items: merged.sort((a, b) => a.productId - b.productId), shippingAddress, paymentMethod };
   }
 
-  /** One transaction: conditional stock UPDATE per product in id order, SELECT name/price, INSERT order and items. */
+  /**
+   * One transaction: the default region (a free-text address names no country), conditional stock UPDATE per
+   * product in id order, SELECT name/price/tax class, the pending count, the region's tax rates, the calculator,
+   * INSERT order, items and tax lines, the items and the owner read back for the order event.
+   */
   async function placeOrder(connection, user, order) {
     const { items } = order;
     await connection.query('START TRANSACTION');
     try {
       const now = new Date();
+      const region = await regionOf(connection, null);
       for (const { productId, quantity } of items) {
         const [result] = await connection.query(
           'UPDATE products SET stock = stock - ?, updated_at = ? ' +
-            'WHERE id = ? AND stock >= ? AND is_active IS TRUE AND deleted_at IS NULL',
-          [quantity, now, productId, quantity],
+            'WHERE id = ? AND stock >= ? AND is_active IS TRUE AND deleted_at IS NULL AND NOT EXISTS ' +
+            '(SELECT 1 FROM product_variants v WHERE v.product_id = products.id AND v.is_active = 1 AND v.deleted_at IS NULL)',
+          [quantity, sqlDatetime(now), productId, quantity],
         );
         if (result.affectedRows === 0) {
           const [rows] = await connection.query(
@@ -510,7 +625,7 @@ export function createHandlers(config, pool) {
         }
       }
       const [products] = await connection.query(
-        'SELECT id, name, price_cents FROM products WHERE id IN (?) AND deleted_at IS NULL',
+        'SELECT id, name, price_cents, prices, tax_class FROM products WHERE id IN (?) AND deleted_at IS NULL',
         [items.map((item) => item.productId)],
       );
       const byId = new Map(products.map((row) => [row.id, row]));
@@ -523,25 +638,37 @@ export function createHandlers(config, pool) {
           `At most ${config.maxPendingPerUser} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
         );
       }
-      const created = {
-        orderNumber: newOrderNumber(now),
-        totalCents: items.reduce(
-          (sum, item) => sum + byId.get(item.productId).price_cents * item.quantity,
-          0,
-        ),
-        createdAt: now,
-      };
+      const lines = items.map((item, i) => {
+        const product = byId.get(item.productId);
+        const price = unitPriceIn(region.currency, config.currency, product.price_cents, product.prices);
+        if (price === null) throw badRequest(`${product.name} has no price in ${region.currency}`);
+        return { id: i, price, quantity: item.quantity, taxClass: product.tax_class };
+      });
+      const document = await priceLines(connection, region, null, lines);
+      const created = { orderNumber: newOrderNumber(now), document, region, createdAt: now };
       const [inserted] = await connection.query(
-        'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, status, ' +
+        'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, currency_code, ' +
+          'region_id, prices_include_tax, subtotal_minor, discount_total_minor, tax_total_minor, ' +
+          'shipping_tax_total_minor, gift_card_total_minor, tax_calculation_id, tax_transaction_id, status, ' +
           'payment_status, shipping_address, shipping_address_details, payment_method, idempotency_key, ' +
           'request_hash, order_token_hash, cart_id, created_at, updated_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           created.orderNumber,
           user.id,
           null,
-          created.totalCents,
-          0,
+          document.total,
+          document.shippingTotal,
+          region.currency,
+          region.id,
+          region.pricesIncludeTax,
+          document.subtotal,
+          document.discountTotal,
+          document.taxTotal,
+          document.shipping.taxTotal,
+          document.giftCardTotal,
+          null,
+          null,
           'pending',
           'pending',
           order.shippingAddress,
@@ -557,23 +684,48 @@ export function createHandlers(config, pool) {
       );
       created.id = inserted.insertId;
       await connection.query(
-        'INSERT INTO order_items (order_id, product_id, product_name, unit_price_cents, quantity) VALUES ?',
+        'INSERT INTO order_items (order_id, product_id, product_name, unit_price_cents, quantity, variant_id, ' +
+          'sku, variant_title, tax_class, discount_total_minor, tax_total_minor, total_minor) VALUES ?',
         [
-          items.map((item) => [
-            created.id,
-            item.productId,
-            byId.get(item.productId).name,
-            byId.get(item.productId).price_cents,
-            item.quantity,
-          ]),
+          items.map((item, i) => {
+            const priced = document.lines[i];
+            const product = byId.get(item.productId);
+            return [
+              created.id,
+              item.productId,
+              product.name,
+              priced.price,
+              item.quantity,
+              null,
+              null,
+              null,
+              product.tax_class,
+              priced.discountTotal,
+              priced.taxTotal,
+              priced.total,
+            ];
+          }),
         ],
       );
       // The items as written, for the order.created event the service publishes in the transaction.
-      await connection.query(
-        'SELECT id, order_id, product_id, product_name, unit_price_cents, quantity FROM order_items ' +
+      const [written] = await connection.query(
+        'SELECT id, order_id, product_id, product_name, unit_price_cents, quantity, variant_id, sku, ' +
+          'variant_title, tax_class, discount_total_minor, tax_total_minor, total_minor FROM order_items ' +
           'WHERE order_id = ? ORDER BY id ASC',
         [created.id],
       );
+      // Each line's taxes, kept with its item (line i is item i, ids ascending as inserted).
+      const taxLines = document.lines.flatMap((line, i) =>
+        line.taxLines.map((tax) => [created.id, written[i].id, tax.code, tax.name, tax.rate, tax.amount]),
+      );
+      if (taxLines.length > 0) {
+        await connection.query(
+          'INSERT INTO order_tax_lines (order_id, order_item_id, code, name, rate, amount_minor) VALUES ?',
+          [taxLines],
+        );
+      }
+      // The owner of the order event the service publishes in the transaction.
+      await connection.query('SELECT id, username, email FROM users WHERE id = ?', [user.id]);
       await connection.query('COMMIT');
       return created;
     } catch (error) {
@@ -593,17 +745,16 @@ export function createHandlers(config, pool) {
       for (let attempt = 1; ; attempt++) {
         try {
           const created = await placeOrder(connection, user, order);
-          // The owner of the order event the service announces after the commit.
-          await connection.query('SELECT id, username, email FROM users WHERE id = ?', [user.id]);
+          const { document, region } = created;
           const data = {
             id: created.id,
             order_number: created.orderNumber,
-            total_amount: created.totalCents / 100,
+            total_amount: fromMinor(document.total, document.currency),
             status: 'pending',
             shipping_address: order.shippingAddress,
             payment_method: order.paymentMethod,
             payment_status: 'pending',
-            shipping_total: 0,
+            ...documentTotals(document, region.id),
             email: null,
             shipping_address_details: null,
             created_at: created.createdAt.toISOString(),
@@ -622,7 +773,7 @@ export function createHandlers(config, pool) {
 
   // Carts: the service's statements (carts.service.ts) for a customer's cart or an anonymous one with its token.
   const CART_COLUMNS =
-    'id, user_id, token_hash, status, email, shipping_address, shipping_option_id, created_at, updated_at';
+    'id, user_id, token_hash, status, email, shipping_address, shipping_option_id, region_id, created_at, updated_at';
   // A line's product, or its variant and the variant's product: live price, stock and whether it is for sale
   // (a product sold in variants only through one of them), as joinLiveProduct in product-catalog.ts.
   const liveJoin = (productId, variantId) => ({
@@ -631,7 +782,9 @@ export function createHandlers(config, pool) {
       `LEFT JOIN products lp ON lp.id = COALESCE(lv.product_id, ${productId})`,
     columns:
       'lp.id AS product_id, lp.name AS product_name, lv.sku AS sku, lv.title AS variant_title, ' +
-      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, COALESCE(lv.stock, lp.stock) AS stock, ' +
+      'COALESCE(lv.price_cents, lp.price_cents) AS price_cents, ' +
+      'CASE WHEN lv.id IS NULL THEN lp.prices ELSE lv.prices END AS prices, lp.tax_class AS tax_class, ' +
+      'COALESCE(lv.stock, lp.stock) AS stock, ' +
       'CASE WHEN lp.is_active = 1 AND lp.deleted_at IS NULL AND (CASE WHEN lv.id IS NULL THEN ' +
       'NOT EXISTS (SELECT 1 FROM product_variants av WHERE av.product_id = lp.id AND av.is_active = 1 ' +
       'AND av.deleted_at IS NULL) ELSE lv.is_active = 1 AND lv.deleted_at IS NULL END) THEN 1 ELSE 0 END AS for_sale',
@@ -673,19 +826,30 @@ export function createHandlers(config, pool) {
         addedPriceCents: row.added_price_cents,
         name: row.product_name,
         priceCents: row.price_cents,
+        prices: row.prices,
+        taxClass: row.tax_class ?? 'standard',
         available: forSale ? row.stock : 0,
         forSale,
       };
     });
   }
 
-  function problemsOf(line) {
+  function problemsOf(line, unitPrice, region) {
     if (!line.forSale) return [{ code: 'unavailable', message: 'The product is no longer for sale' }];
+    const currency = region.currency;
+    if (unitPrice === null) {
+      return [
+        {
+          code: 'no_price',
+          message: `The product has no price in ${currency.toUpperCase()}, the currency of region ${region.name}`,
+        },
+      ];
+    }
     const problems = [];
-    if (line.priceCents !== line.addedPriceCents) {
+    if (unitPrice !== line.addedPriceCents) {
       problems.push({
         code: 'price_changed',
-        message: `The price changed from ${line.addedPriceCents / 100} to ${line.priceCents / 100}`,
+        message: `The price changed from ${fromMinor(line.addedPriceCents, currency)} to ${fromMinor(unitPrice, currency)}`,
       });
     }
     if (line.available < line.quantity) {
@@ -712,31 +876,68 @@ export function createHandlers(config, pool) {
       : { id: rows[0].id, name: rows[0].name, price: rows[0].price_cents / 100 };
   }
 
-  function toCart(cart, lines, option) {
-    const subtotalCents = lines.reduce((sum, l) => sum + (l.forSale ? l.priceCents * l.quantity : 0), 0);
-    const shippingCents = option === null ? 0 : Math.round(option.price * 100);
+  const NOT_PRICED = { discount_total: 0, tax_total: 0, total: 0, tax_lines: [], adjustments: [] };
+
+  /** The cart priced in its region (the default one when it has none) for its address, as the service shows it. */
+  async function toCart(db, cart, lines, option) {
+    if (option !== null) throw new Error('The benchmark baseline prices carts without shipping only');
+    const region = (await regionOf(db, cart.region_id)) ?? (await regionOf(db, null));
+    const currency = region.currency;
+    const money = (amount) => fromMinor(amount, currency);
+    const address = cart.shipping_address === null ? null : JSON.parse(cart.shipping_address);
+    const unitPrices = new Map(
+      lines.map((line) => [
+        line.id,
+        line.forSale ? unitPriceIn(currency, config.currency, line.priceCents, line.prices) : null,
+      ]),
+    );
+    const document = await priceLines(
+      db,
+      region,
+      address === null ? null : { country: address.country, subdivision: subdivisionOf(address.region) },
+      lines.flatMap((line) => {
+        const price = unitPrices.get(line.id);
+        return price === null
+          ? []
+          : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
+      }),
+    );
+    const priced = new Map(document.lines.map((amounts) => [amounts.id, amounts]));
     return {
       id: cart.id,
       status: cart.status,
-      items: lines.map((line) => ({
-        id: line.id,
-        product_id: line.productId,
-        product_name: line.name,
-        variant_id: line.variantId,
-        sku: line.sku,
-        variant_title: line.variantTitle,
-        quantity: line.quantity,
-        price: line.forSale ? line.priceCents / 100 : null,
-        added_price: line.addedPriceCents / 100,
-        line_total: line.forSale ? (line.priceCents * line.quantity) / 100 : 0,
-        available: line.available,
-        problems: problemsOf(line),
-      })),
-      subtotal: subtotalCents / 100,
-      shipping_total: shippingCents / 100,
-      total: (subtotalCents + shippingCents) / 100,
-      shipping_option: option,
-      shipping_address: cart.shipping_address === null ? null : JSON.parse(cart.shipping_address),
+      items: lines.map((line) => {
+        const unitPrice = unitPrices.get(line.id);
+        const amounts = priced.get(line.id);
+        return {
+          id: line.id,
+          product_id: line.productId,
+          product_name: line.name,
+          variant_id: line.variantId,
+          sku: line.sku,
+          variant_title: line.variantTitle,
+          quantity: line.quantity,
+          price: unitPrice === null ? null : money(unitPrice),
+          added_price: money(line.addedPriceCents),
+          line_total: amounts === undefined ? 0 : money(amounts.lineTotal),
+          ...(amounts === undefined
+            ? NOT_PRICED
+            : {
+                discount_total: money(amounts.discountTotal),
+                tax_total: money(amounts.taxTotal),
+                total: money(amounts.total),
+                tax_lines: amounts.taxLines.map((tax) => taxLineResponse(tax, currency)),
+                adjustments: [],
+              }),
+          available: line.available,
+          problems: problemsOf(line, unitPrice, region),
+        };
+      }),
+      ...documentTotals(document, region.id),
+      shipping_option: null,
+      shipping_tax_lines: [],
+      shipping_adjustments: [],
+      shipping_address: address,
       email: cart.email,
       created_at: cart.created_at.toISOString(),
       updated_at: cart.updated_at.toISOString(),
@@ -745,7 +946,7 @@ export function createHandlers(config, pool) {
 
   async function readCart(user, token, id) {
     const cart = await accessibleCart(pool, user, token, id);
-    return toCart(cart, await linesOf(pool, id), await shippingOf(pool, cart));
+    return toCart(pool, cart, await linesOf(pool, id), await shippingOf(pool, cart));
   }
 
   async function getCart(user, token, id) {
@@ -775,7 +976,7 @@ export function createHandlers(config, pool) {
           if (touched.affectedRows === 0) throw badRequest(`Cart ${id} is completed: start a new cart`);
           const lines = await linesOf(connection, id);
           // The cart again, under the row lock the touch took.
-          await connection.query(
+          const [[locked]] = await connection.query(
             `SELECT ${CART_COLUMNS.replace('token_hash, ', '')} FROM carts WHERE id = ? LIMIT 1`,
             [id],
           );
@@ -792,6 +993,10 @@ export function createHandlers(config, pool) {
           if (live.product_id === null || Number(live.for_sale) !== 1) {
             throw badRequest(`${what} does not exist or is not for sale`);
           }
+          // The price as added: the cart's currency's (0 when it has none there).
+          const region = (await regionOf(connection, locked.region_id)) ?? (await regionOf(connection, null));
+          const addedPriceCents =
+            unitPriceIn(region.currency, config.currency, live.price_cents, live.prices) ?? 0;
           const existing = lines.find(
             (line) => line.productId === live.product_id && line.variantId === variantId,
           );
@@ -806,12 +1011,12 @@ export function createHandlers(config, pool) {
             await connection.query(
               'INSERT INTO cart_items (cart_id, product_id, variant_id, quantity, added_price_cents, created_at, ' +
                 'updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-              [id, live.product_id, variantId, quantity, live.price_cents, now, now],
+              [id, live.product_id, variantId, quantity, addedPriceCents, now, now],
             );
           } else {
             await connection.query(
               'UPDATE cart_items SET quantity = ?, added_price_cents = ?, updated_at = ? WHERE id = ?',
-              [quantity, live.price_cents, new Date(), existing.id],
+              [quantity, addedPriceCents, new Date(), existing.id],
             );
           }
           await connection.query('COMMIT');

@@ -342,6 +342,68 @@ export async function resetMutableState(connection) {
   await connection.query(`DELETE FROM orders WHERE id > ${DATA_SET.orders}`);
   await connection.query(`UPDATE products SET stock = ${INITIAL_STOCK} WHERE stock <> ${INITIAL_STOCK}`);
   await connection.query('DELETE FROM sessions');
+  // The service's order events and the confirmation mails they queue.
+  await connection.query('DELETE FROM outbox_events');
+  await connection.query('DELETE FROM jobs');
+}
+
+/**
+ * The benchmark's pricing (DESIGN.md §16): the region 'Bench' in US dollars with prices before tax, listing the
+ * United States, made the default region so that `POST /orders` (a free-text address, no region) is priced and
+ * taxed by it too; and the United States' standard rate. Every cart and order pays tax on top of its prices.
+ */
+export const BENCH_REGION = {
+  name: 'Bench',
+  currency: 'usd',
+  country: 'US',
+  taxRate: { subdivision: '', taxClass: 'standard', rate: 7.25, name: 'Sales tax', code: 'US-SALES' },
+};
+
+/** The structured US address of every seeded cart (its `region` names the subdivision, as a shop's form would). */
+export const CART_ADDRESS = {
+  name: 'Bench User',
+  line1: '1 Benchmark Road',
+  line2: '',
+  city: 'Springfield',
+  region: 'CA',
+  postal_code: '90001',
+  country: 'US',
+  phone: '',
+};
+
+/** Creates (or restores) the Bench region as the default region, its country and its tax rate; gives its id. */
+async function createPricing(connection) {
+  const { name, currency, country, taxRate } = BENCH_REGION;
+  const [[found]] = await connection.query('SELECT id FROM regions WHERE name = ? ORDER BY id LIMIT 1', [
+    name,
+  ]);
+  const now = new Date();
+  const id =
+    found?.id ??
+    (
+      await connection.query(
+        'INSERT INTO regions (name, currency_code, prices_include_tax, is_default, created_at, updated_at) ' +
+          'VALUES (?, ?, 0, 0, ?, ?)',
+        [name, currency, now, now],
+      )
+    )[0].insertId;
+  await connection.query(
+    'UPDATE regions SET is_default = (id = ?), currency_code = IF(id = ?, ?, currency_code), ' +
+      'prices_include_tax = IF(id = ?, 0, prices_include_tax)',
+    [id, id, currency, id],
+  );
+  await connection.query('DELETE FROM region_countries WHERE region_id = ? OR country = ?', [id, country]);
+  await connection.query('INSERT INTO region_countries (country, region_id, position) VALUES (?, ?, 0)', [
+    country,
+    id,
+  ]);
+  await connection.query('DELETE FROM tax_rates WHERE country = ?', [country]);
+  await connection.query(
+    'INSERT INTO tax_rates (country, subdivision, tax_class, rate, name, code, created_at, updated_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [country, taxRate.subdivision, taxRate.taxClass, taxRate.rate, taxRate.name, taxRate.code, now, now],
+  );
+  return Number(id);
 }
 
 /** Lines of each user's seeded cart (the cart-read scenario). */
@@ -355,16 +417,27 @@ export function cartIdOf(userId, kind) {
   return `00000000-0000-4000-${kind === 'read' ? '8' : '9'}000-${String(userId).padStart(12, '0')}`;
 }
 
-/** Replaces every cart by the two seeded carts per user, the read carts' lines at their products' prices. */
-async function createCarts(connection) {
+/**
+ * Replaces every cart by the two seeded carts per user, in the Bench region with a US address (so that tax
+ * applies), the read carts' lines at their products' prices.
+ */
+async function createCarts(connection, regionId) {
   await connection.query('DELETE FROM cart_items');
   await connection.query('DELETE FROM carts');
   const now = new Date();
+  const address = JSON.stringify(CART_ADDRESS);
   const carts = [];
   for (let user = 1; user <= DATA_SET.users; user++) {
-    for (const kind of ['read', 'add']) carts.push([cartIdOf(user, kind), user, 'open', now, now]);
+    for (const kind of ['read', 'add']) {
+      carts.push([cartIdOf(user, kind), user, 'open', address, regionId, now, now]);
+    }
   }
-  await insertRows(connection, 'carts', ['id', 'user_id', 'status', 'created_at', 'updated_at'], carts);
+  await insertRows(
+    connection,
+    'carts',
+    ['id', 'user_id', 'status', 'shipping_address', 'region_id', 'created_at', 'updated_at'],
+    carts,
+  );
   await connection.query(
     'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
       `SELECT CONCAT('00000000-0000-4000-8000-', LPAD(CEIL(id / ${CART_LINES}), 12, '0')), id, 1, price_cents, ?, ? ` +
@@ -438,7 +511,7 @@ export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
       log(`Reusing the seeded data set in ${name}`);
     }
     await resetMutableState(connection);
-    await createCarts(connection);
+    await createCarts(connection, await createPricing(connection));
     const sessionIds = await createSessions(connection);
     return { seeded, seconds: (Date.now() - started) / 1000, sessionIds };
   } finally {

@@ -60,8 +60,12 @@ export class DocumentPricing {
     if (address === null || doc.lines.length === 0) {
       return { document: priceDocument({ ...input, taxRates: () => [] }), taxCalculationId: null };
     }
-    // Taxes are on the amounts after discounts: the untaxed pricing tells them to the provider.
-    const untaxed = priceDocument({ ...input, taxRates: () => [] });
+    // Taxes are on the amounts after discounts: the untaxed pricing tells them to the provider. Without an
+    // adjuster's discount they are the amounts as they stand, and the calculator runs once.
+    const untaxed =
+      adjusters.length === 0
+        ? undiscounted(doc.lines, doc.shipping)
+        : priceDocument({ ...input, taxRates: () => [] });
     const quote = await this.quoteTaxes(manager, {
       currency: region.currencyCode,
       pricesIncludeTax: region.pricesIncludeTax,
@@ -120,4 +124,15 @@ export class DocumentPricing {
   recordPaid(calculationId: string, reference: string): Promise<string | null> {
     return this.taxes.recordPaid(calculationId, reference);
   }
+}
+
+/** What the untaxed pricing gives when nothing is discounted: each line's price × quantity, the shipping's price. */
+function undiscounted(
+  lines: PricingLine[],
+  shipping: { amount: number } | null,
+): Pick<PricedDocument, 'lines' | 'shipping'> {
+  return {
+    lines: lines.map((line) => ({ lineTotal: line.price * line.quantity, discountTotal: 0 })),
+    shipping: { amount: shipping?.amount ?? 0, discountTotal: 0 },
+  } as Pick<PricedDocument, 'lines' | 'shipping'>;
 }
