@@ -486,6 +486,272 @@ describeInBrowser()('admin console in the browser', () => {
     await screenshot(page, 'order-detail-refunded', { scrolled: true });
   });
 
+  it('regions, tax rates, per-currency prices and tax classes through the pages; an order shows its taxes in its own currency', async () => {
+    const { page } = admin;
+    /** An amount as the browser formats it in a currency (its own locale, as the console does). */
+    const inBrowser = (amount: number, currency: string) =>
+      page.evaluate(
+        ([value, code]) =>
+          new Intl.NumberFormat(undefined, { style: 'currency', currency: code as string }).format(
+            value as number,
+          ),
+        [amount, currency] as const,
+      );
+    /** The field labelled `label` (in `within`) is marked invalid and shows an error next to it. */
+    const refused = async (within: ReturnType<Page['getByRole']>, label: string) => {
+      const field = within.getByLabel(label, { exact: true });
+      await within.locator(`[aria-invalid="true"][id="${await field.getAttribute('id')}"]`).waitFor();
+      const described = (await field.getAttribute('aria-describedby')) ?? '';
+      const errorId = described.split(' ').find((id) => id.endsWith('-error'));
+      expect(errorId).toBeDefined();
+      return (await page.locator(`[id="${errorId}"]`).textContent()) ?? '';
+    };
+
+    // A region, through its page: euro, tax-inclusive, countries kept in the order typed.
+    await go(page, 'Regions');
+    const regionForm = page.getByRole('form', { name: 'New region' });
+    await regionForm.getByLabel('Name', { exact: true }).fill('Browser Europe');
+    await regionForm.getByLabel('Currency', { exact: true }).fill('eur');
+    await regionForm.getByLabel('Countries', { exact: true }).fill('de, AT  fr');
+    await regionForm.getByLabel('Prices include tax', { exact: true }).check();
+    await regionForm.getByRole('button', { name: 'Create region' }).click();
+    await page.getByRole('status').filter({ hasText: 'Region Browser Europe created.' }).waitFor();
+    const regionRow = page.getByRole('row').filter({ hasText: 'Browser Europe' });
+    await regionRow.filter({ hasText: 'DE, AT, FR' }).filter({ hasText: 'EUR' }).waitFor();
+    const [region] = await db.query(
+      "SELECT id, currency_code, prices_include_tax FROM regions WHERE name = 'Browser Europe'",
+    );
+    expect({ ...region, prices_include_tax: Boolean(Number(region.prices_include_tax)) }).toMatchObject({
+      currency_code: 'eur',
+      prices_include_tax: true,
+    });
+    const countries = await db.query(
+      'SELECT country FROM region_countries WHERE region_id = ? ORDER BY position',
+      [region.id],
+    );
+    expect(countries.map((row: { country: string }) => row.country)).toEqual(['DE', 'AT', 'FR']);
+    // The default region is shown, and offers no Delete.
+    const defaultRow = page.getByRole('row').filter({ hasText: 'Default' });
+    await defaultRow.waitFor();
+    expect(await defaultRow.getByRole('button', { name: /^Delete/ }).count()).toBe(0);
+    // A country already in a region: the API's 400 shows next to the field.
+    await regionForm.getByLabel('Name', { exact: true }).fill('Overlap');
+    await regionForm.getByLabel('Currency', { exact: true }).fill('EUR');
+    await regionForm.getByLabel('Countries', { exact: true }).fill('DE');
+    await regionForm.getByRole('button', { name: 'Create region' }).click();
+    expect(await refused(regionForm, 'Countries')).toMatch(/DE/);
+    expect(Number((await db.query("SELECT COUNT(*) AS n FROM regions WHERE name = 'Overlap'"))[0].n)).toBe(0);
+    await screenshot(page, 'regions');
+
+    // A tax rate, through its page: an empty rate is refused next to its field, then 19 % is stored.
+    await go(page, 'Tax rates');
+    const rateForm = page.getByRole('form', { name: 'New tax rate' });
+    await rateForm.getByLabel('Country', { exact: true }).fill('de');
+    await rateForm.getByLabel('Name', { exact: true }).fill('MwSt. 19 %');
+    await rateForm.getByLabel('Code', { exact: true }).fill('DE-VAT');
+    await rateForm.getByRole('button', { name: 'Create tax rate' }).click();
+    expect(await refused(rateForm, 'Rate (%)')).not.toBe('');
+    await rateForm.getByLabel('Rate (%)', { exact: true }).fill('19');
+    await rateForm.getByRole('button', { name: 'Create tax rate' }).click();
+    await page.getByRole('status').filter({ hasText: 'Tax rate MwSt. 19 % created.' }).waitFor();
+    const [rate] = await db.query(
+      "SELECT country, subdivision, tax_class, rate, code FROM tax_rates WHERE name = 'MwSt. 19 %'",
+    );
+    expect({ ...rate, rate: Number(rate.rate) }).toEqual({
+      country: 'DE',
+      subdivision: '',
+      tax_class: 'standard',
+      rate: 19,
+      code: 'DE-VAT',
+    });
+    // A reduced rate through the API; the page's country filter lists both of DE's.
+    const adminToken = (await loginAdmin(service)).token;
+    await api()
+      .post('/api/v1/tax-rates')
+      .auth(adminToken, { type: 'bearer' })
+      .send({ country: 'DE', tax_class: 'reduced', rate: 7, name: 'MwSt. 7 %', code: 'DE-VAT-R' })
+      .expect(201);
+    await page.getByLabel('Filter by country', { exact: true }).fill('DE');
+    const rates = page.getByRole('table', { name: 'Tax rates of DE' });
+    await rates.getByRole('row').filter({ hasText: 'MwSt. 7 %' }).waitFor();
+    await rates.getByRole('row').filter({ hasText: 'MwSt. 19 %' }).filter({ hasText: '19 %' }).waitFor();
+    await screenshot(page, 'tax-rates');
+
+    // A product's euro price and tax class, through its form: an amount with too many decimals is refused at
+    // its row, then 11.90 EUR is stored beside the default currency's price.
+    const created = await api()
+      .post('/api/v1/products')
+      .auth(adminToken, { type: 'bearer' })
+      .send({ name: 'Browser mug', price: 10, stock: 20, category_id: categoryId })
+      .expect(201);
+    const mugId = created.body.data.id as number;
+    await go(page, 'Products');
+    await page.getByRole('link', { name: 'Browser mug', exact: true }).click();
+    await heading(page, 'Browser mug').waitFor();
+    const details = page.getByRole('form', { name: 'Product' });
+    await details.getByRole('button', { name: 'Add a price in another currency' }).click();
+    const euro = details.getByRole('group', { name: 'Price 2' });
+    await euro.getByLabel('Currency of price 2', { exact: true }).fill('eur');
+    await euro.getByLabel('Amount of price 2', { exact: true }).fill('11.905');
+    await details.getByLabel('Tax class', { exact: true }).fill('reduced');
+    await details.getByRole('button', { name: 'Save product' }).click();
+    expect(await refused(euro, 'Amount of price 2')).not.toBe('');
+    // Refused as a whole: nothing of the form is stored.
+    const [before] = await db.query('SELECT prices, tax_class FROM products WHERE id = ?', [mugId]);
+    expect(before).toEqual({ prices: null, tax_class: 'standard' });
+    await euro.getByLabel('Amount of price 2', { exact: true }).fill('11.90');
+    await details.getByRole('button', { name: 'Save product' }).click();
+    await details.getByRole('status').filter({ hasText: 'Product saved.' }).waitFor();
+    const mug = (
+      await api().get(`/api/v1/products/${mugId}`).auth(adminToken, { type: 'bearer' }).expect(200)
+    ).body.data;
+    expect(mug).toMatchObject({
+      price: 10,
+      tax_class: 'reduced',
+      prices: [
+        { currency_code: 'usd', amount: 10 },
+        { currency_code: 'eur', amount: 11.9 },
+      ],
+    });
+    const [stored] = await db.query('SELECT price_cents, prices, tax_class FROM products WHERE id = ?', [
+      mugId,
+    ]);
+    expect({ ...stored, price_cents: Number(stored.price_cents), prices: JSON.parse(stored.prices) }).toEqual(
+      {
+        price_cents: 1000,
+        prices: { eur: 1190 },
+        tax_class: 'reduced',
+      },
+    );
+    await screenshot(page, 'product-prices');
+
+    // The shipping option gets its euro price through its form (standard class).
+    await go(page, 'Shipping');
+    await page.getByRole('button', { name: 'Edit Courier, next day', exact: true }).click();
+    const shippingForm = page.getByRole('form', { name: 'Edit Courier, next day' });
+    await shippingForm.getByRole('button', { name: 'Add a price in another currency' }).click();
+    await shippingForm.getByLabel('Currency of price 2', { exact: true }).fill('EUR');
+    await shippingForm.getByLabel('Amount of price 2', { exact: true }).fill('5.95');
+    await shippingForm.getByRole('button', { name: 'Save shipping option' }).click();
+    await page.getByRole('status').filter({ hasText: 'Shipping option Courier, next day saved.' }).waitFor();
+    const [courier] = await db.query(
+      "SELECT id, prices, tax_class FROM shipping_options WHERE name = 'Courier, next day'",
+    );
+    expect({ prices: JSON.parse(courier.prices), tax_class: courier.tax_class }).toEqual({
+      prices: { eur: 595 },
+      tax_class: 'standard',
+    });
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'Courier, next day' })
+      .filter({ hasText: await inBrowser(5.95, 'EUR') })
+      .waitFor();
+
+    // A guest's order in the region: two mugs (reduced, 7 %) and the courier (standard, 19 %), tax-inclusive.
+    const cart = await api().post('/api/v1/carts').send({ region_id: region.id }).expect(201);
+    const { id: cartId, cart_token: cartToken } = cart.body.data as { id: string; cart_token: string };
+    await api()
+      .post(`/api/v1/carts/${cartId}/items`)
+      .set('X-Cart-Token', cartToken)
+      .send({ product_id: mugId, quantity: 2 })
+      .expect(201);
+    await api()
+      .put(`/api/v1/carts/${cartId}`)
+      .set('X-Cart-Token', cartToken)
+      .send({
+        email: 'browser-guest@example.com',
+        shipping_address: {
+          name: 'Erika Muster',
+          line1: 'Hauptstr. 1',
+          city: 'Berlin',
+          postal_code: '10115',
+          country: 'DE',
+        },
+        shipping_option_id: courier.id,
+      })
+      .expect(200);
+    const checkout = await api()
+      .post(`/api/v1/carts/${cartId}/checkout`)
+      .set('X-Cart-Token', cartToken)
+      .send({ payment_method: 'bank_transfer' })
+      .expect(201);
+    const euroOrder = checkout.body.data;
+    // 23.80 gross of mugs holds 23.80 × 7 / 107 = 1.56 of tax; 5.95 of shipping holds 5.95 × 19 / 119 = 0.95.
+    expect(euroOrder).toMatchObject({
+      currency_code: 'eur',
+      prices_include_tax: true,
+      subtotal: 23.8,
+      shipping_total: 5.95,
+      shipping_tax_total: 0.95,
+      tax_total: 2.51,
+      total: 29.75,
+      amount_due: 29.75,
+    });
+
+    // The orders list shows its total in euros (the shop's default currency being usd).
+    await go(page, 'Orders');
+    const orderRow = page
+      .getByRole('row')
+      .filter({ has: page.getByRole('link', { name: euroOrder.order_number }) });
+    await orderRow.filter({ hasText: await inBrowser(29.75, 'EUR') }).waitFor();
+
+    // Its page: the currency, each item's and the shipping's tax lines, and the totals, all in euros.
+    await orderRow.getByRole('link', { name: euroOrder.order_number }).click();
+    await heading(page, `Order ${euroOrder.order_number}`).waitFor();
+    await page.getByText('EUR (prices include tax)').waitFor();
+    const taxes = page.getByRole('table', { name: 'Tax lines (included in the prices)' });
+    const taxRows = taxes.getByRole('row');
+    await taxRows.nth(2).waitFor();
+    const cells = async (index: number) =>
+      (await taxRows.nth(index).locator('th, td').allTextContents()).map((text) => text.trim());
+    expect(await cells(1)).toEqual([
+      'Browser mug',
+      'MwSt. 7 %',
+      'DE-VAT-R',
+      '7 %',
+      await inBrowser(1.56, 'EUR'),
+    ]);
+    expect(await cells(2)).toEqual([
+      'Shipping',
+      'MwSt. 19 %',
+      'DE-VAT',
+      '19 %',
+      await inBrowser(0.95, 'EUR'),
+    ]);
+    const items = page.getByRole('table', { name: 'Items, in EUR' });
+    const total = async (label: string) =>
+      (
+        await items
+          .getByRole('row')
+          .filter({ has: page.getByRole('rowheader', { name: label, exact: true }) })
+          .locator('td')
+          .textContent()
+      )?.trim();
+    expect(await total('Subtotal')).toBe(await inBrowser(23.8, 'EUR'));
+    expect(await total('Shipping')).toBe(await inBrowser(5.95, 'EUR'));
+    expect(await total('Tax (included in the prices)')).toBe(`incl. ${await inBrowser(2.51, 'EUR')}`);
+    expect(await total('Total')).toBe(await inBrowser(29.75, 'EUR'));
+    expect(await total('Amount due')).toBe(await inBrowser(29.75, 'EUR'));
+    const mugLine = (
+      await items.getByRole('row').filter({ hasText: 'Browser mug' }).locator('th, td').allTextContents()
+    ).map((text) => text.trim());
+    expect(mugLine).toEqual([
+      'Browser mug',
+      '',
+      '2',
+      await inBrowser(11.9, 'EUR'),
+      await inBrowser(23.8, 'EUR'),
+      '',
+      await inBrowser(1.56, 'EUR'),
+      await inBrowser(23.8, 'EUR'),
+    ]);
+    // Nothing on the page is in the shop's default currency.
+    expect(await page.locator('main').textContent()).not.toContain(
+      await inBrowser(1, 'USD').then((one) => one.replace(/[\d.,\s]/g, '')),
+    );
+    await screenshot(page, 'order-taxes');
+  });
+
   it('every other page, photographed with what the run made', async () => {
     const { page } = admin;
     await go(page, 'Dashboard');

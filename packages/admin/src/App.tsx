@@ -16,6 +16,8 @@ import { CategoriesPage } from './pages/CategoriesPage';
 import { CustomersPage } from './pages/CustomersPage';
 import { ShippingOptionsPage } from './pages/ShippingOptionsPage';
 import { WebhooksPage } from './pages/WebhooksPage';
+import { RegionsPage } from './pages/RegionsPage';
+import { TaxRatesPage } from './pages/TaxRatesPage';
 
 type User = Schemas['UserResponseDto'];
 
@@ -26,6 +28,8 @@ const sections = [
   { to: '/categories', label: 'Categories', routes: ['categories'] },
   { to: '/customers', label: 'Customers', routes: ['customers'] },
   { to: '/shipping-options', label: 'Shipping', routes: ['shipping-options'] },
+  { to: '/regions', label: 'Regions', routes: ['regions'] },
+  { to: '/tax-rates', label: 'Tax rates', routes: ['tax-rates'] },
   { to: '/webhooks', label: 'Webhooks', routes: ['webhooks'] },
 ];
 
@@ -49,6 +53,10 @@ function PageOf({ route }: { route: Route }) {
       return <CustomersPage />;
     case 'shipping-options':
       return <ShippingOptionsPage />;
+    case 'regions':
+      return <RegionsPage />;
+    case 'tax-rates':
+      return <TaxRatesPage />;
     case 'webhooks':
       return <WebhooksPage />;
     default:

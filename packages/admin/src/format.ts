@@ -1,11 +1,35 @@
-// Amounts come from the API as decimal numbers of the shop's currency (59.97), never cents.
+// Amounts come from the API as decimal numbers in major units of their currency (59.97 EUR, 1999 JPY), never
+// minor units. An order's amounts are in the order's own currency (`currency_code`), which need not be the shop's.
 
-/** An amount in the shop's currency; without a known currency code, the number with two decimals. */
+/** An amount in a currency (an order's, or the shop's); without a known currency code, the number with two decimals. */
 export function formatMoney(amount: number, currency: string | null): string {
   if (currency === null) return amount.toFixed(2);
   return new Intl.NumberFormat(undefined, { style: 'currency', currency: currency.toUpperCase() }).format(
     amount,
   );
+}
+
+/** How many decimals a currency's amounts have (2 for EUR, 0 for JPY), as Intl knows it; 2 when unknown. */
+export function minorDigits(currency: string | null): number {
+  if (currency === null || !/^[a-z]{3}$/i.test(currency)) return 2;
+  try {
+    return (
+      new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() }).resolvedOptions()
+        .maximumFractionDigits ?? 2
+    );
+  } catch {
+    return 2;
+  }
+}
+
+/** A number input's `step` for amounts of a currency: `0.01` for EUR, `1` for JPY. */
+export function amountStep(currency: string | null): string {
+  return (10 ** -minorDigits(currency)).toFixed(minorDigits(currency));
+}
+
+/** A rate in percent as people write it: `19 %`, `7.25 %`. */
+export function formatRate(rate: number): string {
+  return `${rate.toLocaleString(undefined, { maximumFractionDigits: 4 })} %`;
 }
 
 /**

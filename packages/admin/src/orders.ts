@@ -1,5 +1,5 @@
 import type { Schemas } from '@commerce/sdk';
-import { startOfLocalDay, startOfNextLocalDay } from './format';
+import { minorDigits, startOfLocalDay, startOfNextLocalDay } from './format';
 
 export type AdminOrder = Schemas['AdminOrderResponseDto'];
 
@@ -80,4 +80,19 @@ export function applyLiveOrder(
   if (!matches) return { rows, totalChange: 0 };
   if (!created || list.page !== 1 || list.sort !== '-created_at') return null;
   return { rows: [order, ...rows].slice(0, list.pageSize), totalChange: 1 };
+}
+
+/**
+ * The sum of orders' totals per currency (orders of different regions are in different currencies, which do not
+ * add up), each added in the currency's minor units: the currencies in order of first appearance.
+ */
+export function totalsByCurrency(
+  orders: readonly { total: number; currency_code: string }[],
+): { currency: string; amount: number }[] {
+  const sums = new Map<string, number>();
+  for (const order of orders) {
+    const scale = 10 ** minorDigits(order.currency_code);
+    sums.set(order.currency_code, (sums.get(order.currency_code) ?? 0) + Math.round(order.total * scale));
+  }
+  return [...sums].map(([currency, minor]) => ({ currency, amount: minor / 10 ** minorDigits(currency) }));
 }

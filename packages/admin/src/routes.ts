@@ -25,6 +25,8 @@ export type Route =
   | { name: 'categories' }
   | { name: 'customers' }
   | { name: 'shipping-options' }
+  | { name: 'regions' }
+  | { name: 'tax-rates' }
   | { name: 'webhooks' }
   | { name: 'not-found' };
 
@@ -37,6 +39,8 @@ const fixed: Record<string, Route> = {
   '/categories': { name: 'categories' },
   '/customers': { name: 'customers' },
   '/shipping-options': { name: 'shipping-options' },
+  '/regions': { name: 'regions' },
+  '/tax-rates': { name: 'tax-rates' },
   '/webhooks': { name: 'webhooks' },
 };
 

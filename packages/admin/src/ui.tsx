@@ -42,6 +42,11 @@ export function fieldErrorsOf(error: unknown): FieldErrors {
   return fields;
 }
 
+/** The error of a field or, failing that, of one of its parts (`countries` or `countries.2`). */
+export function errorOf(fields: FieldErrors, field: string): string | undefined {
+  return fields[field] ?? Object.entries(fields).find(([name]) => name.startsWith(`${field}.`))?.[1];
+}
+
 /** Loads data for a page; `reload` runs it again, `setData` applies a change already known (a live update). */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);

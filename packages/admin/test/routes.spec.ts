@@ -9,6 +9,8 @@ describe('matchRoute: the pages under /admin', () => {
     expect(matchRoute('/admin/orders/')).toEqual({ name: 'orders' });
     expect(matchRoute('/admin/products/new')).toEqual({ name: 'product-new' });
     expect(matchRoute('/admin/shipping-options')).toEqual({ name: 'shipping-options' });
+    expect(matchRoute('/admin/regions')).toEqual({ name: 'regions' });
+    expect(matchRoute('/admin/tax-rates/')).toEqual({ name: 'tax-rates' });
   });
 
   it('reads ids as positive decimal integers only', () => {

@@ -5,6 +5,7 @@ import { formatMoney, localToday, startOfLocalDay } from '../format';
 import { useLive } from '../live';
 import { Link } from '../router';
 import { Alert, Page, DataTable, useLoad } from '../ui';
+import { totalsByCurrency } from '../orders';
 import { OrdersTable } from './OrdersPage';
 
 const TAKEN = new Set(['paid', 'partially_refunded']);
@@ -19,12 +20,9 @@ async function today() {
       client.api.GET('/admin/orders', { params: { query: { created_from, page, page_size: 100 } } }),
     ),
   );
-  const revenue = orders
-    .filter((order) => TAKEN.has(order.payment_status))
-    .reduce((sum, o) => sum + o.total_amount, 0);
   return {
     count: orders.length,
-    revenue: Math.round(revenue * 100) / 100,
+    revenue: totalsByCurrency(orders.filter((order) => TAKEN.has(order.payment_status))),
   };
 }
 
@@ -76,8 +74,20 @@ export function DashboardPage() {
         </div>
         <div className="card">
           <h3>Revenue today</h3>
-          <p className="figure">{todays.data === null ? '…' : formatMoney(todays.data.revenue, currency)}</p>
-          <p className="hint">Orders placed today whose payment came in (paid or partially refunded).</p>
+          <p className="figure">
+            {todays.data === null
+              ? '…'
+              : todays.data.revenue.length === 0
+                ? formatMoney(0, currency)
+                : todays.data.revenue.map(({ currency: code, amount }) => (
+                    <span key={code} className="line">
+                      {formatMoney(amount, code)}
+                    </span>
+                  ))}
+          </p>
+          <p className="hint">
+            Orders placed today whose payment came in (paid or partially refunded), per currency.
+          </p>
         </div>
         <div className="card">
           <h3>Awaiting payment</h3>

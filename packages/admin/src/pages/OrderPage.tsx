@@ -1,13 +1,80 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Schemas } from '@commerce/sdk';
 import { client } from '../client';
-import { useCurrency } from '../currency';
-import { formatDateTime, formatMoney, humanize } from '../format';
+import { amountStep, formatDateTime, formatMoney, formatRate, humanize } from '../format';
 import { useLive } from '../live';
 import { Link } from '../router';
 import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '../ui';
 
 type StatusChange = Schemas['UpdateOrderStatusDto'];
+type Order = Schemas['OrderDetailResponseDto'];
+type TaxLine = Schemas['TaxLineDto'];
+
+/** A row of the order's totals: a label and an amount (a second cell for the tax of a tax-inclusive order). */
+function TotalRow({ label, value, strong }: { label: string; value: string; strong?: boolean }) {
+  return (
+    <tr className={strong === true ? 'strong' : undefined}>
+      <th scope="row" colSpan={7}>
+        {label}
+      </th>
+      <td className="number">{value}</td>
+    </tr>
+  );
+}
+
+/** The order's totals as the API computed them, in the order's currency. */
+function Totals({ order, money }: { order: Order; money: (value: number) => string }) {
+  const inclusive = order.prices_include_tax;
+  return (
+    <>
+      <TotalRow label="Subtotal" value={money(order.subtotal)} />
+      {order.discount_total !== 0 && <TotalRow label="Discount" value={`−${money(order.discount_total)}`} />}
+      <TotalRow label="Shipping" value={money(order.shipping_total)} />
+      <TotalRow
+        label={inclusive ? 'Tax (included in the prices)' : 'Tax'}
+        value={inclusive ? `incl. ${money(order.tax_total)}` : money(order.tax_total)}
+      />
+      <TotalRow label="Total" value={money(order.total)} strong />
+      {order.gift_card_total !== 0 && (
+        <TotalRow label="Gift cards" value={`−${money(order.gift_card_total)}`} />
+      )}
+      <TotalRow label="Amount due" value={money(order.amount_due)} strong />
+    </>
+  );
+}
+
+/** Every tax line of the order: each item's, then the shipping's. */
+function TaxLines({ order, money }: { order: Order; money: (value: number) => string }) {
+  const rows: { key: string; of: string; line: TaxLine }[] = [
+    ...order.items.flatMap((item) =>
+      item.tax_lines.map((line, index) => ({
+        key: `item-${item.id}-${index}`,
+        of: item.variant_title === null ? item.product_name : `${item.product_name} (${item.variant_title})`,
+        line,
+      })),
+    ),
+    ...order.shipping_tax_lines.map((line, index) => ({ key: `shipping-${index}`, of: 'Shipping', line })),
+  ];
+  if (rows.length === 0) return <p>No tax applies to this order.</p>;
+  return (
+    <DataTable
+      caption={
+        order.prices_include_tax ? 'Tax lines (included in the prices)' : 'Tax lines (added to the prices)'
+      }
+      columns={['Line', 'Tax', 'Code', ['Rate', 'number'], ['Amount', 'number']]}
+    >
+      {rows.map(({ key, of, line }) => (
+        <tr key={key}>
+          <th scope="row">{of}</th>
+          <td>{line.name}</td>
+          <td>{line.code}</td>
+          <td className="number">{formatRate(line.rate)}</td>
+          <td className="number">{money(line.amount)}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
 
 /** Why a payment needed staff (the payment's `flag`). */
 const FLAG_MEANINGS: Record<string, string> = {
@@ -39,7 +106,6 @@ function changesFor(status: string): { label: string; body: StatusChange }[] {
 }
 
 export function OrderPage({ id }: { id: number }) {
-  const currency = useCurrency();
   const { socket } = useLive();
   const path = { params: { path: { id } } };
   const order = useLoad(() => client.data(client.api.GET('/orders/{id}', path)), [id]);
@@ -93,6 +159,8 @@ export function OrderPage({ id }: { id: number }) {
   const data = order.data;
   const owner = data?.user as { id: number; username: string; email: string } | null | undefined;
   const address = data?.shipping_address_details as Record<string, string> | null | undefined;
+  // Every amount of an order is in the order's own currency, whatever the shop's default is.
+  const currency = data?.currency_code ?? null;
   const money = (value: number) => formatMoney(value, currency);
 
   return (
@@ -112,6 +180,10 @@ export function OrderPage({ id }: { id: number }) {
             <dd>
               <span className={`badge badge-${data.payment_status}`}>{humanize(data.payment_status)}</span> (
               {humanize(data.payment_method)})
+            </dd>
+            <dt>Currency</dt>
+            <dd>
+              {currency?.toUpperCase()} (prices {data.prices_include_tax ? 'include' : 'exclude'} tax)
             </dd>
             <dt>Placed</dt>
             <dd>{formatDateTime(data.created_at)}</dd>
@@ -167,29 +239,18 @@ export function OrderPage({ id }: { id: number }) {
           <section aria-labelledby="items-heading">
             <h2 id="items-heading">Items</h2>
             <DataTable
+              caption={`Items, in ${currency?.toUpperCase() ?? ''}`}
               columns={[
                 'Product',
                 'SKU',
                 ['Quantity', 'number'],
                 ['Unit price', 'number'],
-                ['Subtotal', 'number'],
+                ['Line total', 'number'],
+                ['Discount', 'number'],
+                [data.prices_include_tax ? 'Tax (incl.)' : 'Tax', 'number'],
+                ['Total', 'number'],
               ]}
-              footer={
-                <>
-                  <tr>
-                    <th scope="row" colSpan={4}>
-                      Shipping
-                    </th>
-                    <td className="number">{money(data.shipping_total)}</td>
-                  </tr>
-                  <tr>
-                    <th scope="row" colSpan={4}>
-                      Total
-                    </th>
-                    <td className="number">{money(data.total_amount)}</td>
-                  </tr>
-                </>
-              }
+              footer={<Totals order={data} money={money} />}
             >
               {data.items.map((item) => (
                 <tr key={item.id}>
@@ -200,10 +261,20 @@ export function OrderPage({ id }: { id: number }) {
                   <td>{item.sku ?? ''}</td>
                   <td className="number">{item.quantity}</td>
                   <td className="number">{money(item.price)}</td>
-                  <td className="number">{money(Math.round(item.price * item.quantity * 100) / 100)}</td>
+                  <td className="number">{money(item.line_total)}</td>
+                  <td className="number">
+                    {item.discount_total === 0 ? '' : `−${money(item.discount_total)}`}
+                  </td>
+                  <td className="number">{money(item.tax_total)}</td>
+                  <td className="number">{money(item.total)}</td>
                 </tr>
               ))}
             </DataTable>
+          </section>
+
+          <section aria-labelledby="taxes-heading">
+            <h2 id="taxes-heading">Taxes</h2>
+            <TaxLines order={data} money={money} />
           </section>
         </>
       )}
@@ -266,8 +337,8 @@ export function OrderPage({ id }: { id: number }) {
             label="Refund amount"
             type="number"
             inputMode="decimal"
-            min="0.01"
-            step="0.01"
+            min={amountStep(currency)}
+            step={amountStep(currency)}
             hint="Leave empty to refund everything paid and not yet refunded."
             value={amount}
             error={refund.fields.amount}

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
 import { client } from '../client';
-import { useCurrency } from '../currency';
 import { formatDateTime, formatMoney, humanize } from '../format';
 import { useLive } from '../live';
 import { listQuery } from '../routes';
@@ -42,7 +41,6 @@ function searchOf(filters: OrderFilters, sort: OrderSort, page: number): string 
 }
 
 export function OrdersTable({ orders, caption }: { orders: AdminOrder[]; caption: string }) {
-  const currency = useCurrency();
   return (
     <DataTable
       caption={caption}
@@ -63,7 +61,8 @@ export function OrdersTable({ orders, caption }: { orders: AdminOrder[]; caption
             <td>
               <span className={`badge badge-${order.payment_status}`}>{humanize(order.payment_status)}</span>
             </td>
-            <td className="number">{formatMoney(order.total_amount, currency)}</td>
+            {/* Each order in its own currency (its region's), not the shop's default. */}
+            <td className="number">{formatMoney(order.total, order.currency_code)}</td>
           </tr>
         );
       })}

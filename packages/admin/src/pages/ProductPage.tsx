@@ -4,6 +4,8 @@ import { categoryOptions } from '../categories';
 import { client, loadCategories, succeed } from '../client';
 import { useCurrency } from '../currency';
 import { formatMoney } from '../format';
+import { PricesEditor } from '../prices';
+import { otherPriceRows, pricesBody, samePrices, type PriceRow } from '../price-rows';
 import { flashMessage, Link, navigate } from '../router';
 import {
   ActiveBadge,
@@ -12,7 +14,6 @@ import {
   CountField,
   DataTable,
   Page,
-  PriceField,
   RowButton,
   SelectField,
   Status,
@@ -41,6 +42,8 @@ function changedFields(product: Product, form: ProductForm): UpdateProduct {
     ...(form.name !== product.name && { name: form.name }),
     ...(form.description !== product.description && { description: form.description }),
     ...(price !== undefined && price !== product.price && { price }),
+    ...(!samePrices(form.prices, product.prices) && { prices: pricesBody(form.prices) }),
+    ...(form.taxClass.trim() !== product.tax_class && { tax_class: form.taxClass.trim() }),
     ...(stock !== undefined && stock !== product.stock && { stock }),
     ...(category !== undefined && category !== product.category_id && { category_id: category }),
     ...(form.active !== product.is_active && { is_active: form.active }),
@@ -51,6 +54,8 @@ type ProductForm = {
   name: string;
   description: string;
   price: string;
+  prices: PriceRow[];
+  taxClass: string;
   stock: string;
   category: string;
   active: boolean;
@@ -58,11 +63,22 @@ type ProductForm = {
 
 function formOf(product: Product | null): ProductForm {
   if (product === null)
-    return { name: '', description: '', price: '', stock: '0', category: '', active: true };
+    return {
+      name: '',
+      description: '',
+      price: '',
+      prices: [],
+      taxClass: 'standard',
+      stock: '0',
+      category: '',
+      active: true,
+    };
   return {
     name: product.name,
     description: product.description,
     price: String(product.price),
+    prices: otherPriceRows(product.prices),
+    taxClass: product.tax_class,
     stock: String(product.stock),
     category: String(product.category_id),
     active: product.is_active,
@@ -70,6 +86,7 @@ function formOf(product: Product | null): ProductForm {
 }
 
 function ProductForm({ product, onSaved }: { product: Product | null; onSaved: () => void }) {
+  const currency = useCurrency();
   const [form, setForm] = useState(() => formOf(product));
   const categories = useLoad(loadCategories, []);
   const save = useAction();
@@ -87,6 +104,8 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
               name: form.name,
               description: form.description,
               price: numberOrAbsent(form.price) ?? 0,
+              ...(form.prices.length > 0 && { prices: pricesBody(form.prices) }),
+              tax_class: form.taxClass.trim(),
               category_id: numberOrAbsent(form.category) ?? 0,
               ...(numberOrAbsent(form.stock) !== undefined && { stock: numberOrAbsent(form.stock) }),
             },
@@ -139,14 +158,27 @@ function ProductForm({ product, onSaved }: { product: Product | null; onSaved: (
         error={save.fields.description}
         onChange={(event) => set({ description: event.target.value })}
       />
+      <PricesEditor
+        label="Price"
+        price={form.price}
+        onPrice={(price) => set({ price })}
+        rows={form.prices}
+        onRows={(prices) => set({ prices })}
+        defaultCurrency={currency}
+        fields={save.fields}
+        priceHint={
+          hasVariants ? 'With variants, each currency’s lowest price of the active variants.' : undefined
+        }
+      />
       <div className="form-row">
-        <PriceField
-          label="Price"
+        <TextField
+          label="Tax class"
+          hint="The tax rates of this class apply (standard unless said); its variants use it too"
           required
-          value={form.price}
-          error={save.fields.price}
-          hint={hasVariants ? 'The lowest price of the active variants.' : undefined}
-          onChange={(event) => set({ price: event.target.value })}
+          maxLength={32}
+          value={form.taxClass}
+          error={save.fields.tax_class}
+          onChange={(event) => set({ taxClass: event.target.value })}
         />
         <CountField
           label="Stock"
@@ -280,7 +312,9 @@ function VariantEditor({
   onDone: (message: string) => void;
   onCancel: () => void;
 }) {
+  const currency = useCurrency();
   const [price, setPrice] = useState(String(variant.price));
+  const [prices, setPrices] = useState(() => otherPriceRows(variant.prices));
   const [stock, setStock] = useState(String(variant.stock));
   const save = useAction();
   const submit = (event: FormEvent) => {
@@ -289,6 +323,7 @@ function VariantEditor({
     const newStock = numberOrAbsent(stock);
     const body = {
       ...(newPrice !== variant.price && { price: newPrice ?? Number.NaN }),
+      ...(!samePrices(prices, variant.prices) && { prices: pricesBody(prices) }),
       ...(newStock !== variant.stock && { stock: newStock ?? Number.NaN }),
     };
     void save
@@ -308,14 +343,16 @@ function VariantEditor({
     <form aria-labelledby="edit-variant-heading" onSubmit={submit} noValidate>
       <h3 id="edit-variant-heading">Edit variant {variant.sku}</h3>
       <Alert message={save.error} />
+      <PricesEditor
+        label="Variant price"
+        price={price}
+        onPrice={setPrice}
+        rows={prices}
+        onRows={setPrices}
+        defaultCurrency={currency}
+        fields={save.fields}
+      />
       <div className="form-row">
-        <PriceField
-          label="Variant price"
-          required
-          value={price}
-          error={save.fields.price}
-          onChange={(event) => setPrice(event.target.value)}
-        />
         <CountField
           label="Variant stock"
           value={stock}
@@ -338,6 +375,7 @@ function Variants({ product, onChanged }: { product: Product; onChanged: () => v
   const [sku, setSku] = useState('');
   const [chosen, setChosen] = useState<Record<string, string>>({});
   const [price, setPrice] = useState('');
+  const [prices, setPrices] = useState<PriceRow[]>([]);
   const [stock, setStock] = useState('0');
   const add = useAction();
   const change = useAction();
@@ -360,6 +398,7 @@ function Variants({ product, onChanged }: { product: Product; onChanged: () => v
                 sku,
                 options,
                 price: numberOrAbsent(price) ?? 0,
+                ...(prices.length > 0 && { prices: pricesBody(prices) }),
                 ...(numberOrAbsent(stock) !== undefined && { stock: numberOrAbsent(stock) }),
               },
             }),
@@ -371,6 +410,7 @@ function Variants({ product, onChanged }: { product: Product; onChanged: () => v
         setSku('');
         setChosen({});
         setPrice('');
+        setPrices([]);
         setStock('0');
         onChanged();
       });
@@ -384,17 +424,34 @@ function Variants({ product, onChanged }: { product: Product; onChanged: () => v
   return (
     <section aria-labelledby="variants-heading">
       <h2 id="variants-heading">Variants</h2>
+      <p className="hint">Variants are taxed by the product’s tax class ({product.tax_class}).</p>
       <Alert message={change.error} />
       <Status message={change.status} />
       {product.variants.length === 0 ? (
         <p>No variants: the product is sold as it is.</p>
       ) : (
-        <DataTable columns={['SKU', 'Title', ['Price', 'number'], ['Stock', 'number'], 'State', 'Actions']}>
+        <DataTable
+          columns={[
+            'SKU',
+            'Title',
+            ['Price', 'number'],
+            'Other prices',
+            ['Stock', 'number'],
+            'State',
+            'Actions',
+          ]}
+        >
           {product.variants.map((variant) => (
             <tr key={variant.id}>
               <th scope="row">{variant.sku}</th>
               <td>{variant.title}</td>
               <td className="number">{formatMoney(variant.price, currency)}</td>
+              <td>
+                {variant.prices
+                  .slice(1)
+                  .map((entry) => formatMoney(entry.amount, entry.currency_code))
+                  .join(', ')}
+              </td>
               <td className="number">{variant.stock}</td>
               <td>
                 <ActiveBadge active={variant.is_active} />
@@ -475,23 +532,25 @@ function Variants({ product, onChanged }: { product: Product; onChanged: () => v
               onChange={(event) => setChosen((all) => ({ ...all, [option.name]: event.target.value }))}
             />
           ))}
-          <PriceField
-            label="Price"
-            required
-            value={price}
-            error={add.fields.price}
-            onChange={(event) => setPrice(event.target.value)}
-          />
           <CountField
             label="Stock"
             value={stock}
             error={add.fields.stock}
             onChange={(event) => setStock(event.target.value)}
           />
-          <button type="submit" disabled={add.busy}>
-            Add variant
-          </button>
         </div>
+        <PricesEditor
+          label="Price"
+          price={price}
+          onPrice={setPrice}
+          rows={prices}
+          onRows={setPrices}
+          defaultCurrency={currency}
+          fields={add.fields}
+        />
+        <button type="submit" disabled={add.busy}>
+          Add variant
+        </button>
         <Status message={add.status} />
       </form>
     </section>

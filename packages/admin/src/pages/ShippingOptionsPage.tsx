@@ -3,13 +3,15 @@ import type { Schemas } from '@commerce/sdk';
 import { client, readAll, succeed } from '../client';
 import { useCurrency } from '../currency';
 import { countryList, formatMoney } from '../format';
+import { PricesEditor } from '../prices';
+import { otherPriceRows, pricesBody, type PriceRow } from '../price-rows';
 import {
   ActiveBadge,
   Alert,
   CheckboxField,
   DataTable,
+  errorOf,
   Page,
-  PriceField,
   RowButton,
   Status,
   TextField,
@@ -18,13 +20,22 @@ import {
 } from '../ui';
 
 type ShippingOption = Schemas['ShippingOptionResponseDto'];
-type Form = { name: string; price: string; countries: string; active: boolean };
-const EMPTY: Form = { name: '', price: '', countries: '', active: true };
+type Form = {
+  name: string;
+  price: string;
+  prices: PriceRow[];
+  taxClass: string;
+  countries: string;
+  active: boolean;
+};
+const EMPTY: Form = { name: '', price: '', prices: [], taxClass: 'standard', countries: '', active: true };
 
 function formOf(option: ShippingOption): Form {
   return {
     name: option.name,
     price: String(option.price),
+    prices: otherPriceRows(option.prices),
+    taxClass: option.tax_class,
     countries: option.countries.join(', '),
     active: option.is_active,
   };
@@ -51,6 +62,8 @@ export function ShippingOptionsPage() {
       name: form.name,
       // An empty price goes as null (NaN in JSON) for the API to refuse: 0 would quietly mean free shipping.
       price: form.price.trim() === '' ? Number.NaN : Number(form.price),
+      prices: pricesBody(form.prices),
+      tax_class: form.taxClass.trim(),
       countries: countryList(form.countries),
       is_active: form.active,
     };
@@ -95,12 +108,27 @@ export function ShippingOptionsPage() {
         ) : (
           <DataTable
             caption="Shipping options"
-            columns={['Name', ['Price', 'number'], 'Ships to', 'State', 'Actions']}
+            columns={[
+              'Name',
+              ['Price', 'number'],
+              'Other prices',
+              'Tax class',
+              'Ships to',
+              'State',
+              'Actions',
+            ]}
           >
             {options.data.map((option) => (
               <tr key={option.id}>
                 <th scope="row">{option.name}</th>
                 <td className="number">{formatMoney(option.price, currency)}</td>
+                <td>
+                  {option.prices
+                    .slice(1)
+                    .map((price) => formatMoney(price.amount, price.currency_code))
+                    .join(', ')}
+                </td>
+                <td>{option.tax_class}</td>
                 <td>{option.countries.length === 0 ? 'Everywhere' : option.countries.join(', ')}</td>
                 <td>
                   <ActiveBadge active={option.is_active} />
@@ -140,23 +168,31 @@ export function ShippingOptionsPage() {
           error={save.fields.name}
           onChange={(event) => set({ name: event.target.value })}
         />
-        <PriceField
+        <PricesEditor
           label="Price"
           min="0"
+          priceHint="0 for free shipping."
+          price={form.price}
+          onPrice={(price) => set({ price })}
+          rows={form.prices}
+          onRows={(prices) => set({ prices })}
+          defaultCurrency={currency}
+          fields={save.fields}
+        />
+        <TextField
+          label="Tax class"
+          hint="The tax rates of this class apply to the shipping (standard unless said)"
           required
-          hint="0 for free shipping"
-          value={form.price}
-          error={save.fields.price}
-          onChange={(event) => set({ price: event.target.value })}
+          maxLength={32}
+          value={form.taxClass}
+          error={save.fields.tax_class}
+          onChange={(event) => set({ taxClass: event.target.value })}
         />
         <TextField
           label="Countries"
           hint="ISO codes such as DE, AT, FR; empty: ships everywhere"
           value={form.countries}
-          error={
-            save.fields.countries ??
-            Object.entries(save.fields).find(([field]) => field.startsWith('countries.'))?.[1]
-          }
+          error={errorOf(save.fields, 'countries')}
           onChange={(event) => set({ countries: event.target.value })}
         />
         <CheckboxField
