@@ -81,8 +81,8 @@ describe('order confirmation across a crash', () => {
       `Your order ${order}`,
     ]);
     const confirmation = mails.find((mail) => mail.subject === `Your order ${order}`)!;
-    expect(confirmation.text).toContain('- Teapot: 2 × 24.50 = 49.00');
-    expect(confirmation.text).toContain('Total: 49.00');
+    expect(confirmation.text).toContain('- Teapot: 2 × $24.50 = $49.00');
+    expect(confirmation.text).toContain('Total: $49.00');
     // The event may be dispatched twice (before the crash and by the sweep): its e-mail job is keyed by its id.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(smtp.to(email)).toHaveLength(2);
