@@ -9,7 +9,7 @@ import { type FieldError, fieldError, ValidationFailedException } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
-import { sqlDatetime } from '../database/timestamps.js';
+import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { MAX_QUANTITY, type OrderDetailResponseDto } from '../orders/dto/order.dto.js';
 import { OrderHistory } from '../orders/order-history.js';
@@ -457,7 +457,8 @@ export class CartsService {
             message: 'set shipping_address with PUT /carts/{id} first',
           });
         }
-        const option = await this.shippingOf(tx, current);
+        const region = await this.regionOf(tx, current);
+        const option = await this.shippingOf(tx, current, region);
         // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
         if (current.shippingAddress !== null && option === null && offered) {
           missing.push({
@@ -467,7 +468,6 @@ export class CartsService {
           });
         }
         if (missing.length > 0) throw new ValidationFailedException(missing);
-        const region = await this.regionOf(tx, current);
         const short = lines.flatMap((line) => lineRefusal(line, region, this.defaultCurrency));
         if (short.length > 0) throw new ValidationFailedException(short);
         return this.orders.placeFromCart(tx, {
@@ -519,23 +519,26 @@ export class CartsService {
    * The cart's shipping option while it is active, ships to the cart's address and has a price in the cart's
    * currency; otherwise null.
    */
-  private async shippingOf(manager: EntityManager, cart: Cart): Promise<ShippingOptionResponseDto | null> {
+  private async shippingOf(
+    manager: EntityManager,
+    cart: Cart,
+    region: RegionInfo,
+  ): Promise<ShippingOptionResponseDto | null> {
     if (cart.shippingOptionId === null || cart.shippingAddress === null) return null;
     const option = await this.shipping.findApplicable(
       manager,
       cart.shippingOptionId,
       cart.shippingAddress.country,
     );
-    if (option === null) return null;
-    const { currencyCode } = await this.regionOf(manager, cart);
-    return shippingIn(option, currencyCode) === null ? null : option;
+    return option === null || shippingIn(option, region.currencyCode) === null ? null : option;
   }
 
   /** The cart as the API shows it, priced by the calculator. */
   private async read(manager: EntityManager, cart: Cart): Promise<CartResponseDto> {
+    const region = await this.regionOf(manager, cart);
     const lines = await linesOf(manager, cart.id);
-    const option = await this.shippingOf(manager, cart);
-    return toCartResponse(cart, lines, option, await this.priceCart(manager, cart, lines, option));
+    const option = await this.shippingOf(manager, cart, region);
+    return toCartResponse(cart, lines, option, await this.priceCart(manager, cart, lines, option, region));
   }
 
   /** Prices the cart's lines that are for sale and priced in its currency, with its shipping. */
@@ -593,9 +596,10 @@ export class CartsService {
         throw new BadRequestException(`Cart ${id} is completed: start a new cart`);
       }
       // Read again under the row lock just taken: concurrent changes of the cart apply one after the other.
-      await work(tx, await linesOf(tx, id), await tx.findOneByOrFail(Cart, { id }));
+      await work(tx, await linesOf(tx, id), (await cartById(tx, id))!);
     });
-    return this.get(id, caller);
+    // Access was checked in the transaction; the cart as changed is answered.
+    return this.read(this.carts.manager, (await cartById(this.carts.manager, id))!);
   }
 
   /**
@@ -603,13 +607,7 @@ export class CartsService {
    * X-Cart-Token. Anything else (no such cart, a wrong or missing token, someone else's cart) is 404.
    */
   private async findAccessible(manager: EntityManager, id: string, caller: CartCaller): Promise<Cart> {
-    const cart = UUID.test(id)
-      ? await manager
-          .createQueryBuilder(Cart, 'c')
-          .addSelect('c.tokenHash')
-          .where('c.id = :id', { id })
-          .getOne()
-      : null;
+    const cart = UUID.test(id) ? await cartById(manager, id) : null;
     const allowed =
       cart !== null &&
       (cart.userId === null
@@ -639,6 +637,43 @@ async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> 
       available: forSale ? Number(row.stock) : 0,
       forSale,
     };
+  });
+}
+
+const CART_BY_ID =
+  'SELECT id, user_id, token_hash, status, email, shipping_address, shipping_option_id, region_id, created_at, ' +
+  'updated_at FROM carts WHERE id = ?';
+
+interface CartRow {
+  id: string;
+  user_id: number | string | null;
+  token_hash: string | null;
+  status: Cart['status'];
+  email: string | null;
+  shipping_address: string | null;
+  shipping_option_id: number | string | null;
+  region_id: number | string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** The cart with its token hash, in one fixed statement (the hot path of every cart call). */
+async function cartById(manager: EntityManager, id: string): Promise<Cart | null> {
+  const [row]: CartRow[] = await manager.query(CART_BY_ID, [id]);
+  if (row === undefined) return null;
+  const number = (value: number | string | null) => (value === null ? null : Number(value));
+  return Object.assign(new Cart(), {
+    id: row.id,
+    userId: number(row.user_id),
+    tokenHash: row.token_hash,
+    status: row.status,
+    email: row.email,
+    shippingAddress:
+      row.shipping_address === null ? null : (JSON.parse(row.shipping_address) as Cart['shippingAddress']),
+    shippingOptionId: number(row.shipping_option_id),
+    regionId: number(row.region_id),
+    createdAt: dateFromRow(row.created_at),
+    updatedAt: dateFromRow(row.updated_at),
   });
 }
 
