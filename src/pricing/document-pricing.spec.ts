@@ -84,6 +84,11 @@ describe('DocumentPricing', () => {
     const pricing = new DocumentPricing(taxes, []);
     await pricing.price(manager, { ...doc, address: null });
     expect(taxes.asked[0].address).toEqual({ country: 'DE', subdivision: null });
+    // Without adjusters the provider is still told each line by its id (a provider answers rates per line).
+    expect(taxes.asked[0].lines).toEqual([
+      { id: 1, taxClass: 'standard', amount: 2000, quantity: 2 },
+      { id: 2, taxClass: 'standard', amount: 500, quantity: 1 },
+    ]);
     const untaxed = await pricing.price(manager, {
       ...doc,
       address: null,

@@ -132,7 +132,12 @@ function undiscounted(
   shipping: { amount: number } | null,
 ): Pick<PricedDocument, 'lines' | 'shipping'> {
   return {
-    lines: lines.map((line) => ({ lineTotal: line.price * line.quantity, discountTotal: 0 })),
+    lines: lines.map((line) => ({
+      id: line.id,
+      quantity: line.quantity,
+      lineTotal: line.price * line.quantity,
+      discountTotal: 0,
+    })),
     shipping: { amount: shipping?.amount ?? 0, discountTotal: 0 },
   } as Pick<PricedDocument, 'lines' | 'shipping'>;
 }
