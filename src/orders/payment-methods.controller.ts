@@ -24,7 +24,8 @@ export class PaymentMethodsResponseDto {
 
   @ApiProperty({
     example: 'usd',
-    description: "CURRENCY: the shop's one currency (lower-case ISO 4217); every amount of the API is in it",
+    description:
+      "CURRENCY: the default region's currency (lower-case ISO 4217), that of the seed `price` fields; carts, orders and payments carry their own currency_code",
   })
   currency: string;
 }
@@ -38,7 +39,7 @@ export class PaymentMethodsController {
   @Get()
   @CatalogRead()
   @ApiOperation({
-    summary: "The accepted payment_method values for new orders, and the shop's currency",
+    summary: "The accepted payment_method values for new orders, and the default region's currency",
     description: 'Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.',
   })
   @ApiEnvelope(PaymentMethodsResponseDto)

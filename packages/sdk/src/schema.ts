@@ -784,7 +784,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The accepted payment_method values for new orders, and the shop's currency
+         * The accepted payment_method values for new orders, and the default region's currency
          * @description Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.
          */
         get: operations["PaymentMethodsController_list"];
@@ -2768,7 +2768,7 @@ export interface components {
                 [key: string]: "manual" | "stripe";
             };
             /**
-             * @description CURRENCY: the shop's one currency (lower-case ISO 4217); every amount of the API is in it
+             * @description CURRENCY: the default region's currency (lower-case ISO 4217), that of the seed `price` fields; carts, orders and payments carry their own currency_code
              * @example usd
              */
             currency: string;
