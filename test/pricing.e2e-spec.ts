@@ -343,6 +343,44 @@ describe('pricing: regions, currencies and taxes', () => {
       expect(JSON.parse(row.shipping_address).country).toBe('DE');
     });
 
+    it('a guest cart claimed into a customer’s cart of another region takes that region’s currency for its lines', async () => {
+      const customer = await createAccount(t);
+      const mine = await api()
+        .post('/api/v1/carts')
+        .auth(customer.token, { type: 'bearer' })
+        .send({ region_id: eu.id })
+        .expect(201);
+      await api()
+        .post(`/api/v1/carts/${mine.body.data.id}/items`)
+        .auth(customer.token, { type: 'bearer' })
+        .send({ product_id: reduced.id, quantity: 1 })
+        .expect(201);
+      const guest = await api().post('/api/v1/carts').send({}).expect(201);
+      await api()
+        .post(`/api/v1/carts/${guest.body.data.id}/items`)
+        .set('X-Cart-Token', guest.body.data.cart_token)
+        .send({ product_id: standard.id, quantity: 2 })
+        .expect(201);
+      const claimed = await api()
+        .post(`/api/v1/carts/${guest.body.data.id}/claim`)
+        .auth(customer.token, { type: 'bearer' })
+        .set('X-Cart-Token', guest.body.data.cart_token)
+        .expect(200);
+      expect(claimed.body.data).toMatchObject({
+        id: mine.body.data.id,
+        currency_code: 'eur',
+        subtotal: 34.5,
+      });
+      const moved = claimed.body.data.items.find(
+        (item: { product_id: number }) => item.product_id === standard.id,
+      );
+      expect(moved).toMatchObject({ price: 11.9, added_price: 11.9, problems: [] });
+      const [row] = await t.dataSource.query('SELECT added_price_cents FROM cart_items WHERE id = ?', [
+        moved.id,
+      ]);
+      expect(Number(row.added_price_cents)).toBe(1190);
+    });
+
     it('a line with no price in the cart’s currency shows no_price, and checkout refuses it and places nothing', async () => {
       const unpriced = await createProduct(t, admin.token, { price: 3, stock: 5 });
       const { id, token, cart } = await guestCart(eu.id, [[unpriced.id, 1]], GERMAN_ADDRESS, shipping.id);

@@ -385,13 +385,23 @@ export class CartsService {
       for (const locked of [id, mine.id].sort())
         await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(now), locked]);
       const into = await linesOf(tx, mine.id);
+      // Lines moved from a cart of another region take the customer's cart's currency as their price as added.
+      const { currencyCode } = await this.regionOf(tx, mine);
+      const sameCurrency = (await this.regionOf(tx, cart)).currencyCode === currencyCode;
       for (const line of await linesOf(tx, id)) {
         const existing = into.find(
           (candidate) => candidate.productId === line.productId && candidate.variantId === line.variantId,
         );
         if (existing === undefined) {
           if (into.length >= MAX_CART_LINES) break;
-          await tx.update(CartItem, { id: line.id }, { cartId: mine.id, updatedAt: now });
+          const added = sameCurrency
+            ? line.addedPriceCents
+            : (unitPriceOf(line, currencyCode, this.defaultCurrency) ?? 0);
+          await tx.update(
+            CartItem,
+            { id: line.id },
+            { cartId: mine.id, addedPriceCents: added, updatedAt: now },
+          );
           into.push(line);
         } else {
           await tx.update(
