@@ -19,7 +19,7 @@ import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catal
 import { fromMinor, toMinor } from '../pricing/calculator.js';
 import { unitPriceIn } from '../pricing/currency-prices.js';
 import { DocumentPricing, type PricedQuote } from '../pricing/document-pricing.js';
-import { documentTotals, taxLineResponse } from '../pricing/dto/priced.dto.js';
+import { adjustmentResponse, documentTotals, taxLineResponse } from '../pricing/dto/priced.dto.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { taxAddressOf } from '../taxes/tax-provider.js';
 import { Cart, CartItem } from './cart.entity.js';
@@ -794,10 +794,7 @@ function toLineResponse(line: Line, priced: PricedCart): CartItemResponseDto {
           tax_total: money(amounts.taxTotal),
           total: money(amounts.total),
           tax_lines: amounts.taxLines.map((tax) => taxLineResponse(tax, currency)),
-          adjustments: amounts.adjustments.map((adjustment) => ({
-            code: adjustment.code,
-            amount: money(adjustment.amount),
-          })),
+          adjustments: amounts.adjustments.map((adjustment) => adjustmentResponse(adjustment, currency)),
         }),
     available: line.available,
     problems: problemsOf(line, unitPrice, priced.region),
@@ -822,10 +819,9 @@ function toCartResponse(
         ? null
         : { id: option.id, name: option.name, price: fromMinor(document.shippingTotal, currency) },
     shipping_tax_lines: document.shipping.taxLines.map((tax) => taxLineResponse(tax, currency)),
-    shipping_adjustments: document.shipping.adjustments.map((adjustment) => ({
-      code: adjustment.code,
-      amount: fromMinor(adjustment.amount, currency),
-    })),
+    shipping_adjustments: document.shipping.adjustments.map((adjustment) =>
+      adjustmentResponse(adjustment, currency),
+    ),
     shipping_address: cart.shippingAddress,
     email: cart.email,
     created_at: cart.createdAt.toISOString(),

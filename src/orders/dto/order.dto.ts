@@ -21,9 +21,11 @@ import type { OrderAdjustment, OrderItem, OrderTaxLine } from '../order-item.ent
 import { fromMinor } from '../../pricing/calculator.js';
 import {
   AdjustmentDto,
+  adjustmentResponse,
   DocumentTotalsDto,
   LineAmountsDto,
   TaxLineDto,
+  taxLineResponse,
 } from '../../pricing/dto/priced.dto.js';
 import type { Order } from '../order.entity.js';
 import { amountDueOf, type ShippingAddressDetails } from '../order-history.js';
@@ -319,17 +321,26 @@ export function toOrderItemResponse(
     discount_total: money(item.discountTotalMinor),
     tax_total: money(item.taxTotalMinor),
     total: money(item.totalMinor),
+    ...storedCalculationOf(item.id, currency, taxLines, adjustments),
+  };
+}
+
+/** The stored tax lines and adjustments of an item (by id) or of the shipping (null), as the API shows them. */
+function storedCalculationOf(
+  orderItemId: number | null,
+  currency: string,
+  taxLines: readonly OrderTaxLine[],
+  adjustments: readonly OrderAdjustment[],
+): { tax_lines: TaxLineDto[]; adjustments: AdjustmentDto[] } {
+  return {
     tax_lines: taxLines
-      .filter((line) => line.orderItemId === item.id)
-      .map((line) => ({
-        code: line.code,
-        name: line.name,
-        rate: line.rate,
-        amount: money(line.amountMinor),
-      })),
+      .filter((line) => line.orderItemId === orderItemId)
+      .map((line) => taxLineResponse({ ...line, amount: line.amountMinor }, currency)),
     adjustments: adjustments
-      .filter((adjustment) => adjustment.orderItemId === item.id)
-      .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
+      .filter((adjustment) => adjustment.orderItemId === orderItemId)
+      .map((adjustment) =>
+        adjustmentResponse({ code: adjustment.code, amount: adjustment.amountMinor }, currency),
+      ),
   };
 }
 
@@ -337,20 +348,11 @@ export function toOrderItemResponse(
 export function toOrderDetail(order: Order): OrderDetailResponseDto {
   const taxLines = order.taxLines ?? [];
   const adjustments = order.adjustments ?? [];
-  const money = (amount: number) => fromMinor(amount, order.currencyCode);
+  const shipping = storedCalculationOf(null, order.currencyCode, taxLines, adjustments);
   return {
     ...toOrderResponse(order),
     items: order.items.map((item) => toOrderItemResponse(item, order.currencyCode, taxLines, adjustments)),
-    shipping_tax_lines: taxLines
-      .filter((line) => line.orderItemId === null)
-      .map((line) => ({
-        code: line.code,
-        name: line.name,
-        rate: line.rate,
-        amount: money(line.amountMinor),
-      })),
-    shipping_adjustments: adjustments
-      .filter((adjustment) => adjustment.orderItemId === null)
-      .map((adjustment) => ({ code: adjustment.code, amount: money(adjustment.amountMinor) })),
+    shipping_tax_lines: shipping.tax_lines,
+    shipping_adjustments: shipping.adjustments,
   };
 }

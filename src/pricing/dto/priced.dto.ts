@@ -73,6 +73,13 @@ export function taxLineResponse(line: TaxLine, currency: string): TaxLineDto {
   return { code: line.code, name: line.name, rate: line.rate, amount: fromMinor(line.amount, currency) };
 }
 
+export function adjustmentResponse(
+  adjustment: { code: string; amount: number },
+  currency: string,
+): AdjustmentDto {
+  return { code: adjustment.code, amount: fromMinor(adjustment.amount, currency) };
+}
+
 /** The totals of a priced document, as the API shows them. */
 export function documentTotals(document: PricedDocument, regionId: number | null): DocumentTotalsDto {
   const money = (amount: number) => fromMinor(amount, document.currency);
