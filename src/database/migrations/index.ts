@@ -25,6 +25,7 @@ import { CreatePayments1763802600000 } from './1763802600000-create-payments.js'
 import { CreateProductWords1763802700000 } from './1763802700000-create-product-words.js';
 import { AddRefundRequestHash1763802800000 } from './1763802800000-add-refund-request-hash.js';
 import { CreateRegionsAndTaxes1763802900000 } from './1763802900000-create-regions-and-taxes.js';
+import { CreateCustomerGroups1763803000000 } from './1763803000000-create-customer-groups.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -53,4 +54,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateProductWords1763802700000,
   AddRefundRequestHash1763802800000,
   CreateRegionsAndTaxes1763802900000,
+  CreateCustomerGroups1763803000000,
 ];
