@@ -27,6 +27,7 @@ export const publicSurface = {
   carts: ['carts.module'],
   regions: ['regions.module', 'region-directory'],
   taxes: ['taxes.module', 'tax-provider'],
+  'customer-groups': ['customer-groups.module', 'customer-group-directory'],
   pricing: [
     'pricing.module',
     'calculator',

@@ -32,6 +32,7 @@ import { ShippingOptionsModule } from './shipping-options/shipping-options.modul
 import { RegionsModule } from './regions/regions.module.js';
 import { TaxesModule } from './taxes/taxes.module.js';
 import { PricingModule } from './pricing/pricing.module.js';
+import { CustomerGroupsModule } from './customer-groups/customer-groups.module.js';
 
 @Module({})
 export class AppModule {
@@ -51,6 +52,7 @@ export class AppModule {
         AuthModule,
         RegionsModule,
         TaxesModule,
+        CustomerGroupsModule,
         PricingModule,
         SessionsModule,
         UploadModule,
