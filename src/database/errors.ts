@@ -10,6 +10,18 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+/** True for a foreign-key violation on SQLite or MySQL/MariaDB: a deleted row is still referenced. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code =
+    (error as { code?: string; driverError?: { code?: string } }).driverError?.code ??
+    (error as { code?: string }).code;
+  return (
+    code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ||
+    code === 'ER_ROW_IS_REFERENCED_2' ||
+    code === 'ER_ROW_IS_REFERENCED'
+  );
+}
+
 /**
  * Turns a unique-index violation into the 400 of a taken value (rule `unique`, naming `field`); rethrows any
  * other error. For the race a read-before-insert cannot close: the index decides, the caller gets a 400.

@@ -20,6 +20,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { throwUniqueViolationAs400 } from '../database/errors.js';
 import { forUpdate } from '../database/row-locks.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { CustomerGroupDirectory } from '../customer-groups/customer-group-directory.js';
 import { EventBus } from '../events/event-bus.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { UserSessions } from '../sessions/user-sessions.js';
@@ -40,6 +41,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
     private readonly orders: OrderHistory,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly events: EventBus,
+    private readonly customerGroups: CustomerGroupDirectory,
   ) {}
 
   /** Creates the configured admin account once; safe to run on every start and on several instances. */
@@ -167,7 +169,7 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
 
   async get(id: number, actor: AuthUser): Promise<UserResponseDto> {
     assertSelfOrAdmin(id, actor);
-    return toUserResponse(await this.findOrFail(id), true);
+    return this.detail(id);
   }
 
   async update(id: number, dto: UpdateUserDto, actor: AuthUser): Promise<UserResponseDto> {
@@ -202,7 +204,14 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       const ends = dto.is_active === false || (dto.role !== undefined && dto.role !== before.role);
       if (ends) await this.sessions.revokeAll(manager, id, null);
     });
-    return toUserResponse(await this.findOrFail(id), true);
+    return this.detail(id);
+  }
+
+  /** The account as its detail shows it: with phone, address and its customer groups. */
+  private async detail(id: number): Promise<UserResponseDto> {
+    const user = await this.findOrFail(id);
+    const groupIds = await this.customerGroups.groupsOf(this.users.manager, id);
+    return { ...toUserResponse(user, true), customer_group_ids: groupIds };
   }
 
   /** Soft-deletes the account, ends its sessions and cancels its pending orders (their stock goes back). */

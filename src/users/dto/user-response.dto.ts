@@ -20,6 +20,15 @@ export class UserResponseDto {
   })
   email_verified: boolean;
   @ApiProperty({ enum: ROLES, example: 'user' }) role: Role;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer' },
+    example: [3],
+    description:
+      'The customer groups the account is in, ascending (price lists and promotions may be limited to them); ' +
+      'detail (GET /users/{id}, GET /me) and update only',
+  })
+  customer_group_ids?: number[];
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }
