@@ -28,6 +28,7 @@ export const publicSurface = {
   regions: ['regions.module', 'region-directory'],
   taxes: ['taxes.module', 'tax-provider'],
   'customer-groups': ['customer-groups.module', 'customer-group-directory'],
+  'price-lists': ['price-lists.module', 'price-list-prices.module', 'price-list-prices'],
   pricing: [
     'pricing.module',
     'calculator',

@@ -19,6 +19,7 @@ import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catal
 import { fromMinor, toMinor } from '../pricing/calculator.js';
 import { unitPriceIn } from '../pricing/currency-prices.js';
 import { DocumentPricing, type PricedQuote } from '../pricing/document-pricing.js';
+import { type ListedPrice, type PriceKey, PriceListPrices } from '../price-lists/price-list-prices.js';
 import { adjustmentResponse, documentTotals, taxLineResponse } from '../pricing/dto/priced.dto.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { taxAddressOf } from '../taxes/tax-provider.js';
@@ -105,10 +106,13 @@ interface Line {
   forSale: boolean;
 }
 
-/** A cart priced in its region: each line's live unit price in the currency (null: none), and the calculation. */
+/**
+ * A cart priced in its region: each line's live unit price in the currency with the price lists applied and its
+ * own price before them (null: none), and the calculation.
+ */
 interface PricedCart {
   region: RegionInfo;
-  unitPrices: Map<number, number | null>;
+  unitPrices: Map<number, ListedPrice | null>;
   quote: PricedQuote;
 }
 
@@ -123,6 +127,7 @@ export class CartsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly regions: RegionDirectory,
     private readonly pricing: DocumentPricing,
+    private readonly priceLists: PriceListPrices,
   ) {
     this.defaultCurrency = config.payments.currency;
   }
@@ -203,9 +208,18 @@ export class CartsService {
       const productId = Number(live.product_id);
       const variantId = dto.variant_id ?? null;
       const { currencyCode } = await this.regionOf(tx, cart);
-      // The price as added: the cart's currency's (0 when it has none there: the line shows no_price).
+      const key = { productId, variantId: dto.variant_id ?? null };
+      const lists = await this.priceLists.pricesFor(tx, {
+        currency: currencyCode,
+        customerId: cart.userId,
+        at: new Date(),
+        keys: [key],
+      });
+      // The price as added: the cart's currency's, a price list's when one applies (0 when it has none there:
+      // the line shows no_price).
       const addedPriceCents =
-        unitPriceIn(currencyCode, this.defaultCurrency, Number(live.price_cents), live.prices) ?? 0;
+        lists.of(key, unitPriceIn(currencyCode, this.defaultCurrency, Number(live.price_cents), live.prices))
+          ?.price ?? 0;
       const existing = lines.find((line) => line.productId === productId && line.variantId === variantId);
       const quantity = (existing?.quantity ?? 0) + dto.quantity;
       assertQuantity('quantity', quantity, Number(live.stock));
@@ -280,15 +294,16 @@ export class CartsService {
       if (dto.region_id !== undefined && dto.region_id !== cart.regionId) {
         changes.regionId = dto.region_id;
         // Moving re-prices the cart: the lines' prices as added become the new currency's.
+        const prices = await this.listedPrices(tx, cart, region.currencyCode, lines, (line) =>
+          line.priceCents === null
+            ? null
+            : unitPriceIn(region.currencyCode, this.defaultCurrency, line.priceCents, line.prices),
+        );
         for (const line of lines) {
-          const price =
-            line.priceCents === null
-              ? null
-              : unitPriceIn(region.currencyCode, this.defaultCurrency, line.priceCents, line.prices);
           await tx.update(
             CartItem,
             { id: line.id },
-            { addedPriceCents: price ?? 0, updatedAt: changes.updatedAt },
+            { addedPriceCents: prices.get(line.id)?.price ?? 0, updatedAt: changes.updatedAt },
           );
         }
       }
@@ -388,15 +403,19 @@ export class CartsService {
       // Lines moved from a cart of another region take the customer's cart's currency as their price as added.
       const { currencyCode } = await this.regionOf(tx, mine);
       const sameCurrency = (await this.regionOf(tx, cart)).currencyCode === currencyCode;
-      for (const line of await linesOf(tx, id)) {
+      const moving = await linesOf(tx, id);
+      const prices = sameCurrency
+        ? null
+        : await this.listedPrices(tx, mine, currencyCode, moving, (line) =>
+            unitPriceOf(line, currencyCode, this.defaultCurrency),
+          );
+      for (const line of moving) {
         const existing = into.find(
           (candidate) => candidate.productId === line.productId && candidate.variantId === line.variantId,
         );
         if (existing === undefined) {
           if (into.length >= MAX_CART_LINES) break;
-          const added = sameCurrency
-            ? line.addedPriceCents
-            : (unitPriceOf(line, currencyCode, this.defaultCurrency) ?? 0);
+          const added = prices === null ? line.addedPriceCents : (prices.get(line.id)?.price ?? 0);
           await tx.update(
             CartItem,
             { id: line.id },
@@ -560,8 +579,8 @@ export class CartsService {
     known?: RegionInfo,
   ): Promise<PricedCart> {
     const region = known ?? (await this.regionOf(manager, cart));
-    const unitPrices = new Map(
-      lines.map((line) => [line.id, unitPriceOf(line, region.currencyCode, this.defaultCurrency)]),
+    const unitPrices = await this.listedPrices(manager, cart, region.currencyCode, lines, (line) =>
+      unitPriceOf(line, region.currencyCode, this.defaultCurrency),
     );
     const quote = await this.pricing.price(manager, {
       region,
@@ -569,10 +588,10 @@ export class CartsService {
       customerId: cart.userId,
       cartId: cart.id,
       lines: lines.flatMap((line) => {
-        const price = unitPrices.get(line.id)!;
-        return price === null
+        const listed = unitPrices.get(line.id)!;
+        return listed === null
           ? []
-          : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
+          : [{ id: line.id, price: listed.price, quantity: line.quantity, taxClass: line.taxClass }];
       }),
       shipping:
         option === null
@@ -580,6 +599,29 @@ export class CartsService {
           : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
     });
     return { region, unitPrices, quote };
+  }
+
+  /**
+   * The lines' unit prices in `currency` with the price lists that apply to the cart's customer now (carts are
+   * priced on read: a list that starts or ends changes them), from each line's own price (`base`, null: none).
+   * One lookup for the whole cart.
+   */
+  private async listedPrices(
+    manager: EntityManager,
+    cart: Cart,
+    currency: string,
+    lines: Line[],
+    base: (line: Line) => number | null,
+  ): Promise<Map<number, ListedPrice | null>> {
+    const bases = new Map(lines.map((line) => [line.id, base(line)]));
+    const priced = lines.filter((line) => bases.get(line.id) !== null);
+    const lists = await this.priceLists.pricesFor(manager, {
+      currency,
+      customerId: cart.userId,
+      at: new Date(),
+      keys: priced.map(keyOf),
+    });
+    return new Map(lines.map((line) => [line.id, lists.of(keyOf(line), bases.get(line.id)!)]));
   }
 
   /** The cart's region; the default region when it has none (or its region was deleted). */
@@ -703,6 +745,10 @@ function assertQuantity(field: string, quantity: number, stock: number): void {
   }
 }
 
+function keyOf(line: Line): PriceKey {
+  return { productId: line.productId, variantId: line.variantId };
+}
+
 /** A line's live unit price in the currency, in minor units; null when not for sale or unpriced there. */
 function unitPriceOf(line: Line, currency: string, defaultCurrency: string): number | null {
   return line.forSale ? unitPriceIn(currency, defaultCurrency, line.priceCents!, line.prices) : null;
@@ -774,7 +820,8 @@ const NOT_PRICED = { discount_total: 0, tax_total: 0, total: 0, tax_lines: [], a
 function toLineResponse(line: Line, priced: PricedCart): CartItemResponseDto {
   const currency = priced.region.currencyCode;
   const money = (amount: number) => fromMinor(amount, currency);
-  const unitPrice = priced.unitPrices.get(line.id) ?? null;
+  const listed = priced.unitPrices.get(line.id) ?? null;
+  const unitPrice = listed?.price ?? null;
   const amounts = priced.quote.document.lines.find((candidate) => candidate.id === line.id);
   return {
     id: line.id,
@@ -785,6 +832,7 @@ function toLineResponse(line: Line, priced: PricedCart): CartItemResponseDto {
     variant_title: line.variantTitle,
     quantity: line.quantity,
     price: unitPrice === null ? null : money(unitPrice),
+    original_price: listed === null ? null : money(listed.originalPrice),
     added_price: money(line.addedPriceCents),
     line_total: amounts === undefined ? 0 : money(amounts.lineTotal),
     ...(amounts === undefined

@@ -14,6 +14,8 @@ import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { Webhook } from '../webhooks/webhook.entity.js';
 import { Address } from '../addresses/address.entity.js';
 import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
+import { CustomerGroup, CustomerGroupMember } from '../customer-groups/customer-group.entity.js';
+import { PriceList, PriceListCustomerGroup, PriceListPrice } from '../price-lists/price-list.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -38,4 +40,9 @@ export const entities: Array<new () => object> = [
   Region,
   RegionCountry,
   TaxRateRow,
+  CustomerGroup,
+  CustomerGroupMember,
+  PriceList,
+  PriceListCustomerGroup,
+  PriceListPrice,
 ];

@@ -25,6 +25,13 @@ export class OrderItem {
   @Column({ name: 'unit_price_cents', type: 'integer' })
   unitPriceCents: number;
 
+  /**
+   * The product's (or variant's) own unit price when the order was placed, before any price list; null for the
+   * items placed before price lists (their price was their own).
+   */
+  @Column({ name: 'original_unit_price_cents', type: 'integer', nullable: true })
+  originalUnitPriceCents: number | null;
+
   @Column({ type: 'integer' })
   quantity: number;
 

@@ -31,6 +31,7 @@ import { joinAccountSummary } from '../users/user-accounts.js';
 import type { PricedDocument } from '../pricing/calculator.js';
 import { unitPriceIn } from '../pricing/currency-prices.js';
 import { DocumentPricing } from '../pricing/document-pricing.js';
+import { PriceListPrices } from '../price-lists/price-list-prices.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { type TaxAddress, taxAddressOf } from '../taxes/tax-provider.js';
 import {
@@ -85,6 +86,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     private readonly metrics: Metrics,
     private readonly regions: RegionDirectory,
     private readonly pricing: DocumentPricing,
+    private readonly priceLists: PriceListPrices,
   ) {}
 
   onModuleInit(): void {
@@ -253,7 +255,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     if (claimsFirst) order.id = await insertEntity(manager, Order, order);
     const reserved = await this.products.reserveStock(manager, items);
     if (order.userId !== null) await this.assertPendingLimit(manager, order.userId, order.id);
-    const unitPrices = reserved.map((line, i) => {
+    const bases = reserved.map((line, i) => {
       const price = unitPriceIn(
         region.currencyCode,
         this.config.payments.currency,
@@ -269,6 +271,16 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       }
       return price;
     });
+    // The price lists that apply to the customer when the order is placed give the lines' prices; the item keeps
+    // its own price too. One lookup for the order.
+    const keys = reserved.map(({ productId, variantId }) => ({ productId, variantId }));
+    const lists = await this.priceLists.pricesFor(manager, {
+      currency: region.currencyCode,
+      customerId: order.userId,
+      at: order.createdAt,
+      keys,
+    });
+    const unitPrices = keys.map((key, i) => lists.of(key, bases[i])!.price);
     const { document, taxCalculationId } = await this.pricing.price(manager, {
       region,
       address: pricing.address,
@@ -303,6 +315,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
           productId: line.productId,
           productName: line.name,
           unitPriceCents: priced.price,
+          originalUnitPriceCents: bases[i],
           quantity: item.quantity,
           variantId: line.variantId,
           sku: line.sku,

@@ -1,5 +1,6 @@
 import type { AuthUser } from '../auth/auth-user.js';
 import { ValidationFailedException } from '../common/validation.js';
+import type { EntityManager } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
 
 /** A product has less stock than an order asks for (a 400 like the other refusals, counted apart). */
@@ -55,6 +56,13 @@ export abstract class ProductCatalog {
    * derived stock grows with a variant's only while that variant is active.
    */
   abstract releaseStock(tx: Tx, requests: StockRequest[]): Promise<void>;
+
+  /** The ids among `ids` that name no product (or variant), or a deleted one: for 400s on fields listing them. */
+  abstract missing(
+    manager: EntityManager,
+    kind: 'product' | 'variant',
+    ids: readonly number[],
+  ): Promise<number[]>;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { CategoriesModule } from '../categories/categories.module.js';
+import { PriceListPricesModule } from '../price-lists/price-list-prices.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
 import { UploadModule } from '../upload/upload.module.js';
 import { ProductCatalog } from './product-catalog.js';
@@ -14,7 +15,13 @@ import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Product]), UploadModule, CategoriesModule, RegionsModule],
+  imports: [
+    TypeOrmModule.forFeature([Product]),
+    UploadModule,
+    CategoriesModule,
+    RegionsModule,
+    PriceListPricesModule,
+  ],
   controllers: [ProductsController, ProductVariantsController],
   providers: [
     ProductsService,

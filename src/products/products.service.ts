@@ -17,7 +17,9 @@ import { EventBus } from '../events/event-bus.js';
 import { UploadHolds } from '../upload/upload-holds.js';
 import { toCents } from '../common/money.js';
 import { DEFAULT_TAX_CLASS } from '../common/tax-class.js';
+import { fromMinor, toMinor } from '../pricing/calculator.js';
 import { calculatedPrice, currencyAmountsOf } from '../pricing/currency-prices.js';
+import { type PriceKey, PriceListPrices } from '../price-lists/price-list-prices.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { writtenPrices } from './product-prices.js';
 import {
@@ -109,6 +111,7 @@ export class ProductsService implements ProductCatalog {
     private readonly events: EventBus,
     private readonly categories: CategoryDirectory,
     private readonly regions: RegionDirectory,
+    private readonly priceLists: PriceListPrices,
   ) {}
 
   async create(dto: CreateProductDto): Promise<ProductDetailResponseDto> {
@@ -263,7 +266,7 @@ export class ProductsService implements ProductCatalog {
         const rank = new Map(ids.map((id, index) => [id, index]));
         products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
       }
-      withCalculatedPrices(products, region);
+      await this.withCalculatedPrices(productsPriced(products), region, actor);
       return new Paginated(products, products.length, 1, ids.length, null, searching ? true : undefined);
     }
     const offset = after === undefined ? skip : 0;
@@ -277,7 +280,7 @@ export class ProductsService implements ProductCatalog {
     const total = searching ? Math.min(counted, totalLimit) : counted;
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
     const exact = searching ? counted <= totalLimit : undefined;
-    withCalculatedPrices(products, region);
+    await this.withCalculatedPrices(productsPriced(products), region, actor);
     return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor, exact);
   }
 
@@ -304,9 +307,45 @@ export class ProductsService implements ProductCatalog {
   ): Promise<ProductDetailResponseDto> {
     const region = await this.regionOf(regionId);
     const product = await this.read(key, actor?.role === 'admin');
-    withCalculatedPrices([product], region);
-    if (region !== undefined) withCalculatedPrices(product.variants, region);
+    await this.withCalculatedPrices(
+      [
+        ...productsPriced([product]),
+        ...product.variants.map((variant) => ({
+          item: variant,
+          key: { productId: product.id, variantId: variant.id },
+        })),
+      ],
+      region,
+      actor,
+    );
     return product;
+  }
+
+  /**
+   * Adds the caller's `calculated_price` in the region to each product or variant of a read: its own price there,
+   * or the applicable price lists' (one statement for the page). Nothing, and no statement, without a region.
+   */
+  private async withCalculatedPrices(
+    priced: Array<{ item: Pick<ProductResponseDto, 'prices' | 'calculated_price'>; key: PriceKey }>,
+    region: RegionInfo | undefined,
+    actor: AuthUser | undefined,
+  ): Promise<void> {
+    if (region === undefined) return;
+    const currency = region.currencyCode;
+    const lists = await this.priceLists.pricesFor(this.products.manager, {
+      currency,
+      customerId: actor?.id ?? null,
+      at: new Date(),
+      keys: priced.map(({ key }) => key),
+    });
+    for (const { item, key } of priced) {
+      const own = calculatedPrice(item.prices, region);
+      const listed = own === null ? null : lists.of(key, toMinor(own.amount, currency));
+      item.calculated_price =
+        own === null || listed === null
+          ? own
+          : { ...own, amount: fromMinor(listed.price, currency), price_list_id: listed.priceListId };
+    }
   }
 
   /** The region of a read's `region_id` (one statement per request); 400 `region_id` rule `exists` for none. */
@@ -578,6 +617,22 @@ export class ProductsService implements ProductCatalog {
     );
   }
 
+  async missing(
+    manager: EntityManager,
+    kind: 'product' | 'variant',
+    ids: readonly number[],
+  ): Promise<number[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return [];
+    const table = kind === 'product' ? 'products' : 'product_variants';
+    const rows: Array<{ id: number | string }> = await manager.query(
+      `SELECT id FROM ${table} WHERE deleted_at IS NULL AND id IN (${wanted.map(() => '?').join(', ')})`,
+      wanted,
+    );
+    const found = new Set(rows.map((row) => Number(row.id)));
+    return wanted.filter((id) => !found.has(id));
+  }
+
   /** The product as its detail shows it (the active variants only unless `includeInactive`); 404 when none. */
   private async read(
     key: number | string,
@@ -606,13 +661,9 @@ function imageInputs(images: ProductImageInputDto[]): ImageInput[] {
   });
 }
 
-/** Adds the region's `calculated_price` to each product or variant of a read (nothing without a region). */
-function withCalculatedPrices(
-  priced: Array<Pick<ProductResponseDto, 'prices' | 'calculated_price'>>,
-  region: RegionInfo | undefined,
-): void {
-  if (region === undefined) return;
-  for (const item of priced) item.calculated_price = calculatedPrice(item.prices, region);
+/** Products of a read with their price-list keys (a product's own price: no variant). */
+function productsPriced<T extends { id: number }>(products: T[]): Array<{ item: T; key: PriceKey }> {
+  return products.map((item) => ({ item, key: { productId: item.id, variantId: null } }));
 }
 
 function slugTaken(slug: string): ValidationFailedException {

@@ -153,12 +153,22 @@ export class CartItemResponseDto extends LineAmountsDto {
     nullable: true,
     example: 19.99,
     description:
-      "The live unit price in the cart's currency (null: not for sale, or no price in that currency)",
+      "The live unit price in the cart's currency, the applicable price lists' when one gives it (null: not " +
+      'for sale, or no price in that currency)',
   })
   price: number | null;
   @ApiProperty({
+    type: 'number',
+    nullable: true,
+    example: 24.99,
+    description:
+      "The product's (or variant's) own unit price in the cart's currency, before any price list: `price` " +
+      'when no list applies (null with `price`)',
+  })
+  original_price: number | null;
+  @ApiProperty({
     example: 18.5,
-    description: 'The unit price when the line was added (or the cart moved region)',
+    description: 'The unit price (`price`) when the line was added (or the cart moved region)',
   })
   added_price: number;
   @ApiProperty({ example: 59.97, description: 'price x quantity (0 when the product is gone or unpriced)' })

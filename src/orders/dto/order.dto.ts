@@ -244,7 +244,16 @@ export class OrderItemResponseDto extends LineAmountsDto {
   })
   variant_title: string | null;
   @ApiProperty({ type: 'integer', example: 3 }) quantity: number;
-  @ApiProperty({ example: 19.99, description: 'Unit price when ordered' }) price: number;
+  @ApiProperty({
+    example: 19.99,
+    description: "Unit price when ordered (a price list's when one applied)",
+  })
+  price: number;
+  @ApiProperty({
+    example: 24.99,
+    description: "The product's (or variant's) own unit price when ordered, before any price list",
+  })
+  original_price: number;
   @ApiProperty({ example: 59.97, description: 'price x quantity' }) line_total: number;
 }
 
@@ -317,6 +326,7 @@ export function toOrderItemResponse(
     variant_title: item.variantTitle,
     quantity: item.quantity,
     price: money(item.unitPriceCents),
+    original_price: money(item.originalUnitPriceCents ?? item.unitPriceCents),
     line_total: money(item.unitPriceCents * item.quantity),
     discount_total: money(item.discountTotalMinor),
     tax_total: money(item.taxTotalMinor),
