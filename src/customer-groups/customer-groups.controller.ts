@@ -39,7 +39,7 @@ export class CustomerGroupsController {
   @ApiOperation({ summary: 'Create a customer group (admin)' })
   @ApiEnvelope(CustomerGroupResponseDto, { status: 201 })
   @ApiErrors(400, 401, 403, 429, {
-    400: { field: 'name', rule: 'codePointLength', message: 'name must be 1 to 100 characters long' },
+    400: { field: 'name', rule: 'minLength', message: 'name must be longer than or equal to 1 characters' },
   })
   create(@Body() dto: CreateCustomerGroupDto): Promise<CustomerGroupResponseDto> {
     return this.groups.create(dto);

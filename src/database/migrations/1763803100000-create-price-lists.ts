@@ -49,11 +49,11 @@ export class CreatePriceLists1763803100000 implements MigrationInterface {
             onDelete: 'CASCADE',
           },
           {
+            // No cascade: a group's deletion must not open its lists to everyone (it is refused instead).
             name: 'FK_price_list_customer_groups_group',
             columnNames: ['customer_group_id'],
             referencedTableName: 'customer_groups',
             referencedColumnNames: ['id'],
-            onDelete: 'CASCADE',
           },
         ],
       }),
