@@ -8,3 +8,11 @@ export abstract class CustomerGroupDirectory {
   /** The ids among `ids` that name no group (for 400s on fields that list groups). */
   abstract missing(manager: EntityManager, ids: readonly number[]): Promise<number[]>;
 }
+
+/**
+ * For another module's single-statement read limited to customer groups: true when the account bound to the
+ * fragment's `?` is a member of the group in `groupIdColumn` (by the members' primary key).
+ */
+export function isMemberOf(groupIdColumn: string): string {
+  return `EXISTS (SELECT 1 FROM customer_group_members cgm WHERE cgm.customer_group_id = ${groupIdColumn} AND cgm.user_id = ?)`;
+}

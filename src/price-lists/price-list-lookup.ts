@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CustomerGroupDirectory } from '../customer-groups/customer-group-directory.js';
+import { isMemberOf } from '../customer-groups/customer-group-directory.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { type ListEntry, ListPrices, type PriceListQuery, PriceListPrices } from './price-list-prices.js';
 
@@ -14,36 +14,42 @@ interface EntryRow {
   amount_minor: number | string;
 }
 
-/** Reads the applicable lists' prices of a document's lines: one statement, by the prices' indexes. */
+/**
+ * Reads the applicable lists' prices of a document's lines: one statement, by the prices' indexes, the
+ * customer's memberships checked in it.
+ */
 @Injectable()
 export class PriceListLookup extends PriceListPrices {
-  constructor(private readonly groups: CustomerGroupDirectory) {
-    super();
-  }
-
   async pricesFor(manager: EntityManager, query: PriceListQuery): Promise<ListPrices> {
     if (query.keys.length === 0) return new ListPrices([]);
     const productIds = [...new Set(query.keys.map((key) => key.productId))];
     const variantIds = [
       ...new Set(query.keys.flatMap((key) => (key.variantId === null ? [] : [key.variantId]))),
     ];
-    const groupIds = await this.groups.groupsOf(manager, query.customerId);
     const at = sqlDatetime(query.at);
     const targets = [`(p.product_id IN (${placeholders(productIds)}) AND p.variant_id IS NULL)`];
     if (variantIds.length > 0) targets.push(`p.variant_id IN (${placeholders(variantIds)})`);
+    // A list without groups is for everyone; one with groups for their members.
     const forShopper =
       'NOT EXISTS (SELECT 1 FROM price_list_customer_groups g WHERE g.price_list_id = l.id)' +
-      (groupIds.length === 0
+      (query.customerId === null
         ? ''
         : ' OR EXISTS (SELECT 1 FROM price_list_customer_groups g WHERE g.price_list_id = l.id ' +
-          `AND g.customer_group_id IN (${placeholders(groupIds)}))`);
+          `AND ${isMemberOf('g.customer_group_id')})`);
     const rows = (await manager.query(
       'SELECT p.price_list_id, l.type, p.product_id, p.variant_id, p.amount_minor ' +
         'FROM price_list_prices p JOIN price_lists l ON l.id = p.price_list_id ' +
         `WHERE (${targets.join(' OR ')}) AND p.currency_code = ? AND l.status = 'active' ` +
         'AND (l.starts_at IS NULL OR l.starts_at <= ?) AND (l.ends_at IS NULL OR l.ends_at > ?) ' +
         `AND (${forShopper})`,
-      [...productIds, ...variantIds, query.currency, at, at, ...groupIds],
+      [
+        ...productIds,
+        ...variantIds,
+        query.currency,
+        at,
+        at,
+        ...(query.customerId === null ? [] : [query.customerId]),
+      ],
     )) as EntryRow[];
     const id = (value: number | string | null) => (value === null ? null : Number(value));
     return new ListPrices(

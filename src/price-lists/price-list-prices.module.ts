@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { CustomerGroupsModule } from '../customer-groups/customer-groups.module.js';
 import { PriceListLookup } from './price-list-lookup.js';
 import { PriceListPrices } from './price-list-prices.js';
 
@@ -8,7 +7,6 @@ import { PriceListPrices } from './price-list-prices.js';
  * admin API), which needs the products module to check the products it lists: the products module needs this.
  */
 @Module({
-  imports: [CustomerGroupsModule],
   providers: [{ provide: PriceListPrices, useClass: PriceListLookup }],
   exports: [PriceListPrices],
 })

@@ -76,8 +76,7 @@ export class ListPrices {
 export abstract class PriceListPrices {
   /**
    * The prices of the lists that apply to the shopper at `at` for the keys, in the currency: active, started,
-   * not ended, for everyone or for one of the shopper's groups. One statement for the lists (and, for a
-   * customer, one for their groups); none without keys.
+   * not ended, for everyone or for one of the shopper's groups. One statement; none without keys.
    */
   abstract pricesFor(manager: EntityManager, query: PriceListQuery): Promise<ListPrices>;
 }
