@@ -14,6 +14,8 @@ import { ProductsPage } from './pages/ProductsPage';
 import { ProductPage } from './pages/ProductPage';
 import { CategoriesPage } from './pages/CategoriesPage';
 import { CustomersPage } from './pages/CustomersPage';
+import { CustomerGroupsPage } from './pages/CustomerGroupsPage';
+import { PriceListsPage } from './pages/PriceListsPage';
 import { ShippingOptionsPage } from './pages/ShippingOptionsPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 import { RegionsPage } from './pages/RegionsPage';
@@ -27,6 +29,8 @@ const sections = [
   { to: '/products', label: 'Products', routes: ['products', 'product', 'product-new'] },
   { to: '/categories', label: 'Categories', routes: ['categories'] },
   { to: '/customers', label: 'Customers', routes: ['customers'] },
+  { to: '/customer-groups', label: 'Customer groups', routes: ['customer-groups'] },
+  { to: '/price-lists', label: 'Price lists', routes: ['price-lists'] },
   { to: '/shipping-options', label: 'Shipping', routes: ['shipping-options'] },
   { to: '/regions', label: 'Regions', routes: ['regions'] },
   { to: '/tax-rates', label: 'Tax rates', routes: ['tax-rates'] },
@@ -51,6 +55,10 @@ function PageOf({ route }: { route: Route }) {
       return <CategoriesPage />;
     case 'customers':
       return <CustomersPage />;
+    case 'customer-groups':
+      return <CustomerGroupsPage />;
+    case 'price-lists':
+      return <PriceListsPage />;
     case 'shipping-options':
       return <ShippingOptionsPage />;
     case 'regions':

@@ -24,6 +24,8 @@ export type Route =
   | { name: 'product'; id: number }
   | { name: 'categories' }
   | { name: 'customers' }
+  | { name: 'customer-groups' }
+  | { name: 'price-lists' }
   | { name: 'shipping-options' }
   | { name: 'regions' }
   | { name: 'tax-rates' }
@@ -38,6 +40,8 @@ const fixed: Record<string, Route> = {
   '/products/new': { name: 'product-new' },
   '/categories': { name: 'categories' },
   '/customers': { name: 'customers' },
+  '/customer-groups': { name: 'customer-groups' },
+  '/price-lists': { name: 'price-lists' },
   '/shipping-options': { name: 'shipping-options' },
   '/regions': { name: 'regions' },
   '/tax-rates': { name: 'tax-rates' },

@@ -10,6 +10,8 @@ describe('matchRoute: the pages under /admin', () => {
     expect(matchRoute('/admin/products/new')).toEqual({ name: 'product-new' });
     expect(matchRoute('/admin/shipping-options')).toEqual({ name: 'shipping-options' });
     expect(matchRoute('/admin/regions')).toEqual({ name: 'regions' });
+    expect(matchRoute('/admin/customer-groups')).toEqual({ name: 'customer-groups' });
+    expect(matchRoute('/admin/price-lists/')).toEqual({ name: 'price-lists' });
     expect(matchRoute('/admin/tax-rates/')).toEqual({ name: 'tax-rates' });
   });
 
