@@ -53,6 +53,21 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
   // Creates one row of a table through the API, as a client would.
   const creators: Record<string, () => Promise<RowKey>> = {
     users: async () => ({ id: (await createAccount(t)).id }),
+    // ends_at must come after starts_at: the generic creator would set both to now.
+    price_lists: async () => {
+      const now = Date.now();
+      const res = await request(t.url)
+        .post('/api/v1/price-lists')
+        .auth(admin.token, { type: 'bearer' })
+        .send({
+          name: 'Timestamps',
+          type: 'sale',
+          starts_at: new Date(now).toISOString(),
+          ends_at: new Date(now + 86_400_000).toISOString(),
+        })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
     products: async () => ({ id: (await createProduct(t, admin.token)).id }),
     orders: async () => {
       const product = await createProduct(t, admin.token);

@@ -167,8 +167,8 @@ export interface CalculatedPrice {
 }
 
 /**
- * The caller's price of something priced by `prices` (a response's list) in a region: its price in the region's
- * currency (no price list applies yet: `amount` is `original_amount`); null when it has none in that currency.
+ * The own price of something priced by `prices` (a response's list) in a region, in the region's currency
+ * (`amount` is `original_amount`: the catalogue applies the price lists to it); null when it has none there.
  */
 export function calculatedPrice(
   prices: readonly CurrencyPrice[],

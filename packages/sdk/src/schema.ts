@@ -2185,8 +2185,8 @@ export interface components {
              */
             amount: number;
             /**
-             * @description The price before any price list (equal to `amount` for now)
-             * @example 19.99
+             * @description The product's (or variant's) own price in the region's currency, before any price list
+             * @example 24.99
              */
             original_amount: number;
             /**
@@ -2195,7 +2195,7 @@ export interface components {
              */
             currency_code: string;
             /**
-             * @description The price list that gave `amount`; null: the product’s own price
+             * @description The price list that gave `amount` (sale: the lowest price; override: it replaces the own price, the lowest override when several apply); null: the product’s own price
              * @example null
              */
             price_list_id: number | null;

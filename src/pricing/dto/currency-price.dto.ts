@@ -32,7 +32,10 @@ export class CalculatedPriceDto {
   @ApiProperty({ example: 19.99, description: "What the caller pays for one unit, in the region's currency" })
   amount: number;
 
-  @ApiProperty({ example: 19.99, description: 'The price before any price list (equal to `amount` for now)' })
+  @ApiProperty({
+    example: 24.99,
+    description: "The product's (or variant's) own price in the region's currency, before any price list",
+  })
   original_amount: number;
 
   @ApiProperty({ example: 'eur', description: "The region's currency (lower-case ISO 4217)" })
@@ -42,7 +45,9 @@ export class CalculatedPriceDto {
     type: 'integer',
     nullable: true,
     example: null,
-    description: 'The price list that gave `amount`; null: the product’s own price',
+    description:
+      'The price list that gave `amount` (sale: the lowest price; override: it replaces the own price, the lowest ' +
+      'override when several apply); null: the product’s own price',
   })
   price_list_id: number | null;
 
