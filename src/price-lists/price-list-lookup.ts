@@ -27,8 +27,15 @@ export class PriceListLookup extends PriceListPrices {
       ...new Set(query.keys.flatMap((key) => (key.variantId === null ? [] : [key.variantId]))),
     ];
     const at = sqlDatetime(query.at);
-    const targets = [`(p.product_id IN (${placeholders(productIds)}) AND p.variant_id IS NULL)`];
-    if (variantIds.length > 0) targets.push(`p.variant_id IN (${placeholders(variantIds)})`);
+    // One index lookup per kind of price (products by IDX_price_list_prices_product, variants by
+    // IDX_price_list_prices_variant), joined to their lists by primary key.
+    const columns = 'price_list_id, product_id, variant_id, amount_minor FROM price_list_prices';
+    const prices = [
+      `SELECT ${columns} WHERE product_id IN (${placeholders(productIds)}) AND currency_code = ? AND variant_id IS NULL`,
+      ...(variantIds.length === 0
+        ? []
+        : [`SELECT ${columns} WHERE variant_id IN (${placeholders(variantIds)}) AND currency_code = ?`]),
+    ];
     // A list without groups is for everyone; one with groups for their members.
     const forShopper =
       'NOT EXISTS (SELECT 1 FROM price_list_customer_groups g WHERE g.price_list_id = l.id)' +
@@ -38,14 +45,13 @@ export class PriceListLookup extends PriceListPrices {
           `AND ${isMemberOf('g.customer_group_id')})`);
     const rows = (await manager.query(
       'SELECT p.price_list_id, l.type, p.product_id, p.variant_id, p.amount_minor ' +
-        'FROM price_list_prices p JOIN price_lists l ON l.id = p.price_list_id ' +
-        `WHERE (${targets.join(' OR ')}) AND p.currency_code = ? AND l.status = 'active' ` +
-        'AND (l.starts_at IS NULL OR l.starts_at <= ?) AND (l.ends_at IS NULL OR l.ends_at > ?) ' +
-        `AND (${forShopper})`,
+        `FROM (${prices.join(' UNION ALL ')}) p JOIN price_lists l ON l.id = p.price_list_id ` +
+        "WHERE l.status = 'active' AND (l.starts_at IS NULL OR l.starts_at <= ?) " +
+        `AND (l.ends_at IS NULL OR l.ends_at > ?) AND (${forShopper})`,
       [
         ...productIds,
-        ...variantIds,
         query.currency,
+        ...(variantIds.length === 0 ? [] : [...variantIds, query.currency]),
         at,
         at,
         ...(query.customerId === null ? [] : [query.customerId]),
