@@ -173,7 +173,7 @@ describe('customer groups', () => {
     expect(await membersOf(group.id)).toEqual([user.id]);
   });
 
-  it("a user's detail shows customer_group_ids (GET /users/{id}, GET /me, PUT /users/{id}); others do not", async () => {
+  it("a user's detail and the admin list show customer_group_ids (GET /users/{id}, GET /me, PUT /users/{id}, GET /users)", async () => {
     const account = await createAccount(t);
     const first = await create('First');
     const second = await create('Second');
@@ -194,6 +194,10 @@ describe('customer groups', () => {
       first_name: 'Grouped',
       customer_group_ids: [first.id, second.id],
     });
+    const listed = await asAdmin(api().get(`/api/v1/users?search=${account.username}`)).expect(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: account.id, customer_group_ids: [first.id, second.id] }),
+    ]);
     await removeMembers(first.id, { user_ids: [account.id] }).expect(200);
     expect(await detail()).toEqual([second.id]);
     // Another user's groups are not theirs to read.

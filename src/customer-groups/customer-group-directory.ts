@@ -5,6 +5,9 @@ export abstract class CustomerGroupDirectory {
   /** The ids of the groups an account belongs to, ascending; [] for a guest (null). One indexed read. */
   abstract groupsOf(manager: EntityManager, userId: number | null): Promise<number[]>;
 
+  /** Each account's group ids, ascending (every id of `userIds` a key): one statement for a page of users. */
+  abstract groupsOfEach(manager: EntityManager, userIds: readonly number[]): Promise<Map<number, number[]>>;
+
   /** The ids among `ids` that name no group (for 400s on fields that list groups). */
   abstract missing(manager: EntityManager, ids: readonly number[]): Promise<number[]>;
 }

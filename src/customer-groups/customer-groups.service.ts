@@ -43,6 +43,18 @@ export class CustomerGroupsService extends CustomerGroupDirectory {
     return rows.map((row) => Number(row.customer_group_id));
   }
 
+  async groupsOfEach(manager: EntityManager, userIds: readonly number[]): Promise<Map<number, number[]>> {
+    const groups = new Map(userIds.map((id) => [id, [] as number[]]));
+    if (userIds.length === 0) return groups;
+    const rows = (await manager.query(
+      `SELECT user_id, customer_group_id FROM customer_group_members WHERE user_id IN (${placeholders(userIds)}) ` +
+        'ORDER BY customer_group_id',
+      [...userIds],
+    )) as Array<{ user_id: number | string; customer_group_id: number | string }>;
+    for (const row of rows) groups.get(Number(row.user_id))?.push(Number(row.customer_group_id));
+    return groups;
+  }
+
   async missing(manager: EntityManager, ids: readonly number[]): Promise<number[]> {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) return [];

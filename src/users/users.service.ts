@@ -159,8 +159,12 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       );
     }
     const [users, total] = await qb.getManyAndCount();
+    const groups = await this.customerGroups.groupsOfEach(
+      this.users.manager,
+      users.map((user) => user.id),
+    );
     return new Paginated(
-      users.map((user) => toUserResponse(user, false)),
+      users.map((user) => ({ ...toUserResponse(user, false), customer_group_ids: groups.get(user.id)! })),
       total,
       page,
       pageSize,

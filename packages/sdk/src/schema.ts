@@ -1470,7 +1470,7 @@ export interface components {
              */
             role: "user" | "admin";
             /**
-             * @description The customer groups the account is in, ascending (price lists and promotions may be limited to them); detail (GET /users/{id}, GET /me) and update only
+             * @description The customer groups the account is in, ascending (price lists and promotions may be limited to them); the admin list (GET /users), detail (GET /users/{id}, GET /me) and update only
              * @example [
              *       3
              *     ]

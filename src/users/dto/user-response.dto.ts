@@ -26,7 +26,7 @@ export class UserResponseDto {
     example: [3],
     description:
       'The customer groups the account is in, ascending (price lists and promotions may be limited to them); ' +
-      'detail (GET /users/{id}, GET /me) and update only',
+      'the admin list (GET /users), detail (GET /users/{id}, GET /me) and update only',
   })
   customer_group_ids?: number[];
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
