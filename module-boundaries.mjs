@@ -28,11 +28,13 @@ export const publicSurface = {
   regions: ['regions.module', 'region-directory'],
   taxes: ['taxes.module', 'tax-provider'],
   'customer-groups': ['customer-groups.module', 'customer-group-directory'],
+  'gift-cards': ['gift-cards.module', 'gift-card-ledger', 'gift-card-tender', 'dto/gift-card.dto'],
   pricing: [
     'pricing.module',
     'calculator',
     'document-pricing',
     'adjusters',
+    'tenders',
     'currency-prices',
     'dto/priced.dto',
     'dto/currency-price.dto',

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { sendAsWebSocketFrames } from '../events/websocket-frames.js';
+import { GiftCardsModule } from '../gift-cards/gift-cards.module.js';
 import { PricingModule } from '../pricing/pricing.module.js';
 import { ProductsModule } from '../products/products.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
@@ -15,7 +16,13 @@ import { OrdersService } from './orders.service.js';
 import { PaymentMethodsController } from './payment-methods.controller.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Order, OrderItem]), ProductsModule, RegionsModule, PricingModule],
+  imports: [
+    TypeOrmModule.forFeature([Order, OrderItem]),
+    ProductsModule,
+    RegionsModule,
+    PricingModule,
+    GiftCardsModule,
+  ],
   controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
   providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],
   exports: [OrderHistory],

@@ -68,7 +68,7 @@ const doc = {
 describe('DocumentPricing', () => {
   it('runs the adjusters before the taxes, asks the provider for the amounts after discounts, and keeps its calculation', async () => {
     const taxes = new TenPercent();
-    const pricing = new DocumentPricing(taxes, [hundredOff([])]);
+    const pricing = new DocumentPricing(taxes, [hundredOff([])], []);
     const { document, taxCalculationId } = await pricing.price(manager, doc);
     expect(taxes.asked[0].lines.map((line) => line.amount)).toEqual([1900, 400]);
     expect(taxes.asked[0].shipping).toEqual({ taxClass: 'standard', amount: 400 });
@@ -81,7 +81,7 @@ describe('DocumentPricing', () => {
 
   it("before an address, the region's first country stands in; a region without countries is untaxed", async () => {
     const taxes = new TenPercent();
-    const pricing = new DocumentPricing(taxes, []);
+    const pricing = new DocumentPricing(taxes, [], []);
     await pricing.price(manager, { ...doc, address: null });
     expect(taxes.asked[0].address).toEqual({ country: 'DE', subdivision: null });
     // Without adjusters the provider is still told each line by its id (a provider answers rates per line).
@@ -100,9 +100,9 @@ describe('DocumentPricing', () => {
 
   it('hands each adjuster its own adjustments to commit, and lets each release', async () => {
     const calls: string[] = [];
-    const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)]);
+    const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)], []);
     const { document } = await pricing.price(manager, doc);
-    await pricing.commit(tx, { id: 41, customerId: 7 }, document);
+    await pricing.commit(tx, { id: 41, customerId: 7, cartId: null }, document);
     await pricing.release(tx, 41);
     expect(calls).toEqual(['commit 41 100,100', 'release 41']);
   });
@@ -113,7 +113,7 @@ describe('DocumentPricing', () => {
         throw new TaxProviderError('stripe', 'timed out after 5000 ms');
       }
     }
-    const pricing = new DocumentPricing(new Failing(), []);
+    const pricing = new DocumentPricing(new Failing(), [], []);
     await expect(pricing.price(manager, doc)).rejects.toMatchObject({
       status: 500,
       message: 'The tax provider stripe could not calculate the taxes: timed out after 5000 ms',
