@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsNumber, IsString, MaxLength } from 'class-validator';
+import { IsBoolean, IsNumber, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DateTime, Optional } from '../../common/validation.js';
 import { IsAmountInCurrency, IsCurrencyCode } from '../../pricing/currency-prices.js';
 
@@ -26,7 +26,7 @@ export class CreateGiftCardDto {
     example: '2027-12-31T23:59:59.000Z',
     description: 'After it the card pays nothing; null (the default) never expires',
   })
-  @Optional()
+  @IsOptional()
   @DateTime()
   expires_at?: string | null;
 
@@ -49,7 +49,7 @@ export class UpdateGiftCardDto {
   balance?: number;
 
   @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true, example: null })
-  @Optional()
+  @IsOptional()
   @DateTime()
   expires_at?: string | null;
 
