@@ -3,8 +3,10 @@ import Stripe from 'stripe';
 import request from 'supertest';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { eventually } from './support/eventually.js';
 import { startFakeStripe, stripeEnv, WEBHOOK_SECRET } from './support/fake-stripe.js';
 import { createProduct } from './support/products.js';
+import { TestSmtpServer } from './support/smtp-server.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const ADDRESS = {
@@ -19,6 +21,7 @@ const signer = new Stripe('sk_test_signer');
 
 describe('gift cards', () => {
   let stripe: Awaited<ReturnType<typeof startFakeStripe>>;
+  let smtp: TestSmtpServer;
   let t: TestApp;
   let admin: Account;
   let buyer: Account;
@@ -87,9 +90,12 @@ describe('gift cards', () => {
 
   beforeAll(async () => {
     stripe = await startFakeStripe();
+    smtp = await TestSmtpServer.create();
     t = await startTestApp({
       ...ADMIN_ENV,
       ...stripeEnv(stripe.url),
+      SMTP_URL: smtp.url,
+      JOBS_POLL_INTERVAL_MS: '100',
       THROTTLE_LIMIT: '100000',
       THROTTLE_CART_LIMIT: '100000',
       THROTTLE_AUTH_LIMIT: '100000',
@@ -105,6 +111,7 @@ describe('gift cards', () => {
   afterAll(async () => {
     await t.close();
     await stripe.close();
+    await smtp.stop();
   });
 
   it('creates a card whose code (16+ characters) is shown once; lists and reads show its last four; only a hash is stored', async () => {
@@ -295,11 +302,27 @@ describe('gift cards', () => {
     expect(await paymentsOf(order.id)).toEqual([
       { provider: 'gift_card', status: 'paid', amount: 5000, refunded: 0 },
     ]);
-    const events = await t.dataSource.query(
-      "SELECT type FROM outbox_events WHERE type IN ('order.created', 'order.paid') AND data LIKE ? ORDER BY created_at",
+    const events: Array<{ type: string; data: string }> = await t.dataSource.query(
+      "SELECT type, data FROM outbox_events WHERE type IN ('order.created', 'order.paid') AND data LIKE ? ORDER BY created_at",
       [`%"order_number":"${order.order_number}"%`],
     );
-    expect(events.map((e: { type: string }) => e.type)).toEqual(['order.created', 'order.paid']);
+    expect(events.map((e) => e.type)).toEqual(['order.created', 'order.paid']);
+    // Events (and the webhooks and e-mails made from them) carry the cards.
+    for (const event of events) {
+      expect(JSON.parse(event.data).order).toMatchObject({
+        gift_cards: [{ id: card.id, code_last4: card.code_last4, amount: 50 }],
+        gift_card_total: 50,
+        amount_due: 0,
+      });
+    }
+    expect(JSON.stringify(events)).not.toContain(card.code);
+    let confirmation: { text: string } | undefined;
+    await eventually(() => {
+      confirmation = smtp.received.find((mail) => mail.subject === `Your order ${order.order_number}`);
+      return confirmation !== undefined;
+    });
+    expect(confirmation!.text).toContain('Gift cards: -$50.00');
+    expect(confirmation!.text).toContain('To pay: $0.00');
     await asBuyer(api().post(`/api/v1/orders/${order.id}/payments`)).expect(400);
     await refund(order.id, { amount: 10 }).expect(201);
     expect(await balanceOf(card.id)).toBe(6000);
