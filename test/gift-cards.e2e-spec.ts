@@ -220,6 +220,35 @@ describe('gift cards', () => {
     await apply(cartId, card.code, other).expect(404);
   });
 
+  it("a guest's cards move with its lines when the cart is claimed into the customer's cart", async () => {
+    const card = await createCard({ initial_balance: 10 });
+    const mine = await cartOf(buyer, 1);
+    const guest = (await api().post('/api/v1/carts').expect(201)).body.data;
+    await api()
+      .post(`/api/v1/carts/${guest.id}/items`)
+      .set('X-Cart-Token', guest.cart_token)
+      .send({ product_id: productId, quantity: 1 })
+      .expect(201);
+    await api()
+      .post(`/api/v1/carts/${guest.id}/gift-cards`)
+      .set('X-Cart-Token', guest.cart_token)
+      .send({ code: card.code })
+      .expect(201);
+    const claimed = await asBuyer(api().post(`/api/v1/carts/${guest.id}/claim`))
+      .set('X-Cart-Token', guest.cart_token)
+      .expect(200);
+    expect(claimed.body.data).toMatchObject({
+      id: mine,
+      total: 50,
+      gift_card_total: 10,
+      amount_due: 40,
+      gift_cards: [{ id: card.id, amount: 10 }],
+    });
+    expect(
+      await t.dataSource.query('SELECT cart_id FROM cart_gift_cards WHERE gift_card_id = ?', [card.id]),
+    ).toEqual([{ cart_id: mine }]);
+  });
+
   it('a card covering part: the order keeps the card, Stripe is asked for amount_due; a refund goes to Stripe up to what it took, the rest to the card', async () => {
     const card = await createCard({ initial_balance: 20 });
     const cartId = await cartOf(buyer, 2);

@@ -427,6 +427,7 @@ export class CartsService {
           updatedAt: now,
         },
       );
+      await this.giftCards.moveCartCards(tx, id, mine.id);
       await tx.delete(CartItem, { cartId: id });
       await tx.delete(Cart, { id });
       return mine.id;

@@ -23,6 +23,9 @@ export abstract class GiftCardLedger {
   /** Takes the card off the cart; 404 when it is not on it. */
   abstract removeFromCart(tx: Tx, cartId: string, giftCardId: number): Promise<void>;
 
+  /** Moves the cards of a cart merged into another to that one (those not on it already), in the caller's transaction. */
+  abstract moveCartCards(tx: Tx, fromCartId: string, toCartId: string): Promise<void>;
+
   /** The cart's cards in the order applied, each with what it pays of `giftCardTotal` (minor units). */
   abstract ofCart(
     manager: EntityManager,

@@ -170,6 +170,15 @@ export class GiftCardsService extends GiftCardLedger {
     if (removed === 0) throw new NotFoundException(`Gift card ${giftCardId} is not on cart ${cartId}`);
   }
 
+  async moveCartCards(tx: Tx, fromCartId: string, toCartId: string): Promise<void> {
+    await tx.query(
+      'UPDATE cart_gift_cards SET cart_id = ? WHERE cart_id = ? AND gift_card_id NOT IN ' +
+        '(SELECT gift_card_id FROM (SELECT gift_card_id FROM cart_gift_cards WHERE cart_id = ?) already)',
+      [toCartId, fromCartId, toCartId],
+    );
+    await tx.query('DELETE FROM cart_gift_cards WHERE cart_id = ?', [fromCartId]);
+  }
+
   async ofCart(
     manager: EntityManager,
     cartId: string,

@@ -1068,7 +1068,7 @@ export interface paths {
         put?: never;
         /**
          * Make an anonymous cart the customer’s (merged into their open cart when they have one)
-         * @description Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product (at most 1000 a line) and deletes the anonymous cart; the answer is the cart the lines are in.
+         * @description Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product (at most 1000 a line), moves its gift cards and deletes the anonymous cart; the answer is the cart the lines are in.
          */
         post: operations["CartsController_claim"];
         delete?: never;
@@ -1088,7 +1088,7 @@ export interface paths {
         put?: never;
         /**
          * Place the order of the cart
-         * @description Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart becomes completed in the same transaction. A repeated checkout answers the same order with `Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`).
+         * @description Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart becomes completed in the same transaction. A repeated checkout answers the same order with `Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`). The gift cards applied pay `gift_card_total` (taken in this transaction); a card that can no longer pay is 400 on `gift_cards` (`inactive`, `expired`, `currency`, `noBalance`, `insufficientBalance`) and nothing is placed. An order with nothing left to pay is `paid` at once.
          */
         post: operations["CartsController_checkout"];
         delete?: never;
