@@ -29,11 +29,13 @@ export const publicSurface = {
   taxes: ['taxes.module', 'tax-provider'],
   'customer-groups': ['customer-groups.module', 'customer-group-directory'],
   'price-lists': ['price-lists.module', 'price-list-prices.module', 'price-list-prices'],
+  'gift-cards': ['gift-cards.module', 'gift-card-ledger', 'gift-card-tender', 'dto/gift-card.dto'],
   pricing: [
     'pricing.module',
     'calculator',
     'document-pricing',
     'adjusters',
+    'tenders',
     'currency-prices',
     'dto/priced.dto',
     'dto/currency-price.dto',

@@ -34,6 +34,7 @@ import { TaxesModule } from './taxes/taxes.module.js';
 import { PricingModule } from './pricing/pricing.module.js';
 import { CustomerGroupsModule } from './customer-groups/customer-groups.module.js';
 import { PriceListsModule } from './price-lists/price-lists.module.js';
+import { GiftCardsModule } from './gift-cards/gift-cards.module.js';
 
 @Module({})
 export class AppModule {
@@ -55,6 +56,7 @@ export class AppModule {
         TaxesModule,
         CustomerGroupsModule,
         PriceListsModule,
+        GiftCardsModule,
         PricingModule,
         SessionsModule,
         UploadModule,

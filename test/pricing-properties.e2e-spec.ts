@@ -50,6 +50,8 @@ const shop = fc.record({
     { minLength: 1, maxLength: 5 },
   ),
   shipping: fc.option(fc.integer({ min: 0, max: 5_000 }), { nil: null }),
+  /** A gift card's balance in minor units, applied to the cart. */
+  giftCard: fc.option(fc.integer({ min: 1, max: 1_500_000 }), { nil: null }),
 });
 
 /**
@@ -181,6 +183,26 @@ describe('pricing properties through the HTTP API', () => {
             .expect(200)
         ).body.data;
         assertInvariant(cart, s.currency);
+        let shown = cart;
+        let card: { id: number } | null = null;
+        if (s.giftCard !== null) {
+          card = (
+            await asAdmin(api().post('/api/v1/gift-cards'))
+              .send({ initial_balance: amount(s.giftCard), currency_code: s.currency })
+              .expect(201)
+          ).body.data;
+          shown = (
+            await api()
+              .post(`/api/v1/carts/${cartId}/gift-cards`)
+              .set('X-Cart-Token', token)
+              .send({ code: (card as unknown as { code: string }).code })
+              .expect(201)
+          ).body.data;
+          assertInvariant(shown, s.currency);
+          expect(minor(shown.gift_card_total, s.currency)).toBe(
+            Math.min(s.giftCard, minor(shown.total, s.currency)),
+          );
+        }
 
         const order = (
           await api()
@@ -191,11 +213,13 @@ describe('pricing properties through the HTTP API', () => {
         ).body.data;
         assertInvariant(order, s.currency);
         // The order is what the cart showed, and its rows hold the same minor units.
-        expect([order.total, order.tax_total, order.currency_code]).toEqual([
-          cart.total,
-          cart.tax_total,
-          s.currency,
-        ]);
+        expect([
+          order.total,
+          order.tax_total,
+          order.gift_card_total,
+          order.amount_due,
+          order.currency_code,
+        ]).toEqual([shown.total, shown.tax_total, shown.gift_card_total, shown.amount_due, s.currency]);
         const [row] = await t.dataSource.query(
           'SELECT total_cents, subtotal_minor, tax_total_minor, shipping_total_cents, shipping_tax_total_minor FROM orders WHERE id = ?',
           [order.id],
@@ -211,29 +235,33 @@ describe('pricing properties through the HTTP API', () => {
         );
         expect(Number(taxes)).toBe(minor(order.tax_total, s.currency));
 
-        if (minor(order.amount_due, s.currency) === 0) return;
-        await api()
-          .post(`/api/v1/orders/${order.id}/payments`)
-          .set('X-Order-Token', order.order_token)
-          .send({})
-          .expect(201);
-        const intent = [...stripe.intents.values()].at(-1)!;
-        expect(intent.amount).toBe(minor(order.amount_due, s.currency));
-        const event = JSON.stringify({
-          id: `evt_prop_${order.id}`,
-          object: 'event',
-          type: 'payment_intent.succeeded',
-          data: { object: { ...intent, status: 'succeeded', amount_received: intent.amount } },
-        });
-        await api()
-          .post('/api/v1/payments/stripe/webhook')
-          .set('content-type', 'application/json')
-          .set(
-            'stripe-signature',
-            signer.webhooks.generateTestHeaderString({ payload: event, secret: WEBHOOK_SECRET }),
-          )
-          .send(event)
-          .expect(200);
+        if (minor(order.total, s.currency) === 0) return;
+        if (minor(order.amount_due, s.currency) > 0) {
+          await api()
+            .post(`/api/v1/orders/${order.id}/payments`)
+            .set('X-Order-Token', order.order_token)
+            .send({})
+            .expect(201);
+          const intent = [...stripe.intents.values()].at(-1)!;
+          expect(intent.amount).toBe(minor(order.amount_due, s.currency));
+          const event = JSON.stringify({
+            id: `evt_prop_${order.id}`,
+            object: 'event',
+            type: 'payment_intent.succeeded',
+            data: { object: { ...intent, status: 'succeeded', amount_received: intent.amount } },
+          });
+          await api()
+            .post('/api/v1/payments/stripe/webhook')
+            .set('content-type', 'application/json')
+            .set(
+              'stripe-signature',
+              signer.webhooks.generateTestHeaderString({ payload: event, secret: WEBHOOK_SECRET }),
+            )
+            .send(event)
+            .expect(200);
+        } else {
+          expect([order.status, order.payment_status]).toEqual(['paid', 'paid']);
+        }
 
         // Every unit of every line, then the shipping: what each cost, one refund at a time.
         const shares = [
@@ -246,22 +274,33 @@ describe('pricing properties through the HTTP API', () => {
               0,
             ),
         ].filter((share) => share > 0);
-        let refunded = 0;
         for (const share of shares) {
-          const refund = await asAdmin(api().post(`/api/v1/admin/orders/${order.id}/refunds`))
+          await asAdmin(api().post(`/api/v1/admin/orders/${order.id}/refunds`))
             .send({ amount: amount(share) })
             .expect(201);
-          refunded += minor(refund.body.data.amount, s.currency);
         }
-        expect(refunded).toBe(intent.amount);
-        const [payment] = await t.dataSource.query(
-          'SELECT status, amount_cents, refunded_cents FROM payments WHERE order_id = ?',
-          [order.id],
+        // The provider's payment and the gift cards' together repay exactly the total, each all it took.
+        const payments: Array<{ status: string; amount_cents: number; refunded_cents: number }> =
+          await t.dataSource.query(
+            'SELECT status, amount_cents, refunded_cents FROM payments WHERE order_id = ?',
+            [order.id],
+          );
+        for (const payment of payments) {
+          expect([payment.status, Number(payment.refunded_cents)]).toEqual([
+            'refunded',
+            Number(payment.amount_cents),
+          ]);
+        }
+        expect(payments.reduce((sum, payment) => sum + Number(payment.refunded_cents), 0)).toBe(
+          minor(order.total, s.currency),
         );
-        expect([payment.status, Number(payment.refunded_cents)]).toEqual([
-          'refunded',
-          Number(payment.amount_cents),
-        ]);
+        if (card !== null) {
+          const [{ balance_minor: balance }] = await t.dataSource.query(
+            'SELECT balance_minor FROM gift_cards WHERE id = ?',
+            [card.id],
+          );
+          expect(Number(balance)).toBe(s.giftCard);
+        }
       }),
       { numRuns: 12 },
     );

@@ -6,7 +6,8 @@ import { Paginated } from '../common/envelope.js';
 import { parseId } from '../common/id-param.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import { OptionalAuth } from '../common/public.decorator.js';
-import { RateLimiter } from '../common/rate-limit.js';
+import { AuthRateLimit, RateLimiter } from '../common/rate-limit.js';
+import { ApplyGiftCardDto } from '../gift-cards/dto/gift-card.dto.js';
 import { OrderDetailResponseDto } from '../orders/dto/order.dto.js';
 import { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
 import { CartsService } from './carts.service.js';
@@ -200,13 +201,58 @@ export class CartsController {
     return this.carts.removeItem(id, parseId(itemId), { user, token });
   }
 
+  @Post('carts/:id/gift-cards')
+  @OptionalAuth()
+  @AuthRateLimit()
+  @ApiOperation({
+    summary: 'Apply a gift card by its code',
+    description:
+      'The cart then shows it in `gift_cards`, what the cards pay as `gift_card_total`, and `amount_due`, what ' +
+      'the payment asks for. A code that cannot pay this cart is 400 on `code` naming the rule: `unknown`, ' +
+      '`inactive`, `expired`, `currency` (another currency than the cart’s), `noBalance`. Guessing is limited ' +
+      'like login (THROTTLE_AUTH_LIMIT per address, 429 with Retry-After).',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto, { status: 201 })
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: 'code', rule: 'unknown', message: 'no gift card has this code' },
+    404: NOT_FOUND,
+  })
+  applyGiftCard(
+    @Param('id') id: string,
+    @Body() dto: ApplyGiftCardDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.applyGiftCard(id, dto.code, { user, token });
+  }
+
+  @Delete('carts/:id/gift-cards/:giftCardId')
+  @OptionalAuth()
+  @ApiOperation({ summary: 'Take a gift card off the cart' })
+  @ApiParam(CART_ID)
+  @ApiParam({ name: 'giftCardId', schema: { type: 'integer', minimum: 1 } })
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(400, 401, 404, 429, { 404: 'Gift card 4 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10' })
+  removeGiftCard(
+    @Param('id') id: string,
+    @Param('giftCardId') giftCardId: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.removeGiftCard(id, parseId(giftCardId, 'giftCardId'), { user, token });
+  }
+
   @Post('carts/:id/claim')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Make an anonymous cart the customer’s (merged into their open cart when they have one)',
     description:
       'Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product ' +
-      '(at most 1000 a line) and deletes the anonymous cart; the answer is the cart the lines are in.',
+      '(at most 1000 a line), moves its gift cards and deletes the anonymous cart; the answer is the cart the lines ' +
+      'are in.',
   })
   @ApiParam(CART_ID)
   @ApiHeader({ ...CART_TOKEN, required: true })
@@ -227,7 +273,10 @@ export class CartsController {
     description:
       'Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart ' +
       'becomes completed in the same transaction. A repeated checkout answers the same order with ' +
-      '`Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`).',
+      '`Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`). ' +
+      'The gift cards applied pay `gift_card_total` (taken in this transaction); a card that can no longer pay ' +
+      'is 400 on `gift_cards` (`inactive`, `expired`, `currency`, `noBalance`, `insufficientBalance`) and ' +
+      'nothing is placed. An order with nothing left to pay is `paid` at once.',
   })
   @ApiParam(CART_ID)
   @ApiHeader(CART_TOKEN)

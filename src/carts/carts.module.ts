@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AddressesModule } from '../addresses/addresses.module.js';
+import { GiftCardsModule } from '../gift-cards/gift-cards.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ShippingOptionsModule } from '../shipping-options/shipping-options.module.js';
 import { PricingModule } from '../pricing/pricing.module.js';
@@ -20,6 +21,7 @@ import { CartsService } from './carts.service.js';
     RegionsModule,
     PricingModule,
     PriceListPricesModule,
+    GiftCardsModule,
   ],
   controllers: [CartsController],
   providers: [CartsService, CartCleanup],

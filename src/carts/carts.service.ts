@@ -13,6 +13,8 @@ import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 import { MAX_QUANTITY, type OrderDetailResponseDto } from '../orders/dto/order.dto.js';
 import { OrderHistory } from '../orders/order-history.js';
+import type { CartGiftCardDto } from '../gift-cards/dto/gift-card.dto.js';
+import { GiftCardLedger } from '../gift-cards/gift-card-ledger.js';
 import { joinLiveProduct } from '../products/product-catalog.js';
 import type { ShippingOptionResponseDto } from '../shipping-options/dto/shipping-option.dto.js';
 import { ShippingOptionCatalog } from '../shipping-options/shipping-option-catalog.js';
@@ -128,6 +130,7 @@ export class CartsService {
     private readonly regions: RegionDirectory,
     private readonly pricing: DocumentPricing,
     private readonly priceLists: PriceListPrices,
+    private readonly giftCards: GiftCardLedger,
   ) {
     this.defaultCurrency = config.payments.currency;
   }
@@ -156,7 +159,10 @@ export class CartsService {
       return created;
     });
     const priced = await this.priceCart(this.carts.manager, cart, [], null, region);
-    return { ...toCartResponse(cart, [], null, priced), ...(token === null ? {} : { cart_token: token }) };
+    return {
+      ...toCartResponse(cart, [], null, priced, []),
+      ...(token === null ? {} : { cart_token: token }),
+    };
   }
 
   async get(id: string, caller: CartCaller): Promise<CartResponseDto> {
@@ -440,11 +446,25 @@ export class CartsService {
           updatedAt: now,
         },
       );
+      await this.giftCards.moveCartCards(tx, id, mine.id);
       await tx.delete(CartItem, { cartId: id });
       await tx.delete(Cart, { id });
       return mine.id;
     });
     return this.get(targetId, { user, token: undefined });
+  }
+
+  /** Applies a gift card by its code (400 on `code` naming why it cannot pay this cart); answers the cart. */
+  async applyGiftCard(id: string, code: string, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, async (tx, _lines, cart) => {
+      const { currencyCode } = await this.regionOf(tx, cart);
+      await this.giftCards.applyToCart(tx, id, code, currencyCode);
+    });
+  }
+
+  /** Takes a gift card off the cart (404 when it is not on it); answers the cart. */
+  async removeGiftCard(id: string, giftCardId: number, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, (tx) => this.giftCards.removeFromCart(tx, id, giftCardId));
   }
 
   /**
@@ -540,6 +560,11 @@ export class CartsService {
         'DELETE FROM cart_items WHERE cart_id IN (SELECT id FROM carts WHERE updated_at < ?)',
         [before],
       );
+      await changedRows(
+        tx,
+        'DELETE FROM cart_gift_cards WHERE cart_id IN (SELECT id FROM carts WHERE updated_at < ?)',
+        [before],
+      );
       return changedRows(tx, 'DELETE FROM carts WHERE updated_at < ?', [before]);
     });
   }
@@ -567,7 +592,14 @@ export class CartsService {
     const region = await this.regionOf(manager, cart);
     const lines = await linesOf(manager, cart.id);
     const option = await this.shippingOf(manager, cart, region);
-    return toCartResponse(cart, lines, option, await this.priceCart(manager, cart, lines, option, region));
+    const priced = await this.priceCart(manager, cart, lines, option, region);
+    const giftCards = await this.giftCards.ofCart(
+      manager,
+      cart.id,
+      region.currencyCode,
+      priced.quote.document.giftCardTotal,
+    );
+    return toCartResponse(cart, lines, option, priced, giftCards);
   }
 
   /** Prices the cart's lines that are for sale and priced in its currency, with its shipping. */
@@ -854,6 +886,7 @@ function toCartResponse(
   lines: Line[],
   option: ShippingOptionResponseDto | null,
   priced: PricedCart,
+  giftCards: CartGiftCardDto[],
 ): CartResponseDto {
   const { document } = priced.quote;
   const currency = document.currency;
@@ -861,6 +894,7 @@ function toCartResponse(
     id: cart.id,
     status: cart.status,
     items: lines.map((line) => toLineResponse(line, priced)),
+    gift_cards: giftCards,
     ...documentTotals(document, priced.region.id),
     shipping_option:
       option === null

@@ -16,6 +16,7 @@ import { Address } from '../addresses/address.entity.js';
 import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
 import { CustomerGroup, CustomerGroupMember } from '../customer-groups/customer-group.entity.js';
 import { PriceList, PriceListCustomerGroup, PriceListPrice } from '../price-lists/price-list.entity.js';
+import { GiftCard } from '../gift-cards/gift-card.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -45,4 +46,5 @@ export const entities: Array<new () => object> = [
   PriceList,
   PriceListCustomerGroup,
   PriceListPrice,
+  GiftCard,
 ];

@@ -18,6 +18,7 @@ const order: OrderEventPayload['order'] = {
   shipping_tax_total: 0,
   tax_total: 0,
   gift_card_total: 0,
+  gift_cards: [],
   total: 10,
   amount_due: 10,
   email: 'guest@example.com',

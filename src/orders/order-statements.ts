@@ -33,3 +33,18 @@ export const PAYMENT_IN_FLIGHT = ['requires_action', 'authorized'];
 /** Orders whose payment is in flight, which the expiry of pending orders leaves alone. */
 export const ORDERS_WITH_PAYMENT_IN_FLIGHT =
   "SELECT order_id FROM payments WHERE status IN ('requires_action', 'authorized')";
+
+/**
+ * What gift cards paid of an order, as a payment of provider `gift_card` taken at checkout (order id, amount,
+ * currency, created_at, updated_at): not the order's live payment (a provider payment of `amount_due` may follow),
+ * and refunds reach the cards through it like any payment's.
+ */
+export const GIFT_CARD_PAYMENT =
+  'INSERT INTO payments (order_id, live_order_id, provider, status, amount_cents, currency, refunded_cents, ' +
+  "provider_ref, client_secret, flag, created_at, updated_at) VALUES (?, NULL, 'gift_card', 'paid', ?, ?, 0, " +
+  'NULL, NULL, NULL, ?, ?)';
+
+/** The cancelled order's gift cards got their balance back in the same transaction (updated_at, order id). */
+export const CANCEL_GIFT_CARD_PAYMENT =
+  "UPDATE payments SET status = 'cancelled', updated_at = ? WHERE order_id = ? AND provider = 'gift_card' " +
+  "AND status IN ('paid', 'partially_refunded')";

@@ -1,6 +1,7 @@
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn, type Relation } from 'typeorm';
 import { bigintNumber, jsonText } from '../database/json-column.js';
 import { Timestamped } from '../database/timestamped.js';
+import type { OrderGiftCard } from '../gift-cards/gift-card-ledger.js';
 import type { AccountSummary } from '../users/user-accounts.js';
 import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import type { OrderStatus, PaymentStatus } from './order-status.js';
@@ -118,6 +119,9 @@ export class Order extends Timestamped {
 
   @OneToMany(() => OrderAdjustment, (adjustment) => adjustment.order)
   adjustments?: Relation<OrderAdjustment[]>;
+
+  /** What the order took from each gift card, when read with them; not a column. */
+  giftCards?: OrderGiftCard[];
 
   /** The owner, when a query joins it in (`leftJoinAndMapOne`); not a column. */
   user?: AccountSummary;

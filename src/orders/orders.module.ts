@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { sendAsWebSocketFrames } from '../events/websocket-frames.js';
+import { GiftCardsModule } from '../gift-cards/gift-cards.module.js';
 import { PricingModule } from '../pricing/pricing.module.js';
 import { PriceListPricesModule } from '../price-lists/price-list-prices.module.js';
 import { ProductsModule } from '../products/products.module.js';
@@ -22,6 +23,7 @@ import { PaymentMethodsController } from './payment-methods.controller.js';
     RegionsModule,
     PricingModule,
     PriceListPricesModule,
+    GiftCardsModule,
   ],
   controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
   providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],

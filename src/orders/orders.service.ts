@@ -21,6 +21,7 @@ import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
+import { GiftCardLedger } from '../gift-cards/gift-card-ledger.js';
 import { Metrics } from '../observability/metrics.js';
 import {
   InsufficientStockException,
@@ -50,7 +51,9 @@ import {
   UpdateOrderStatusDto,
 } from './dto/order.dto.js';
 import {
+  CANCEL_GIFT_CARD_PAYMENT,
   CANCEL_LIVE_PAYMENT,
+  GIFT_CARD_PAYMENT,
   MANUAL_PAYMENT_PAID,
   ORDERS_WITH_PAYMENT_IN_FLIGHT,
   PAYMENT_IN_FLIGHT,
@@ -87,6 +90,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     private readonly regions: RegionDirectory,
     private readonly pricing: DocumentPricing,
     private readonly priceLists: PriceListPrices,
+    private readonly giftCards: GiftCardLedger,
   ) {}
 
   onModuleInit(): void {
@@ -362,8 +366,23 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     if (adjustments.length > 0) await insertEntities(manager, OrderAdjustment, adjustments);
     order.taxLines = taxLines as OrderTaxLine[];
     order.adjustments = adjustments as OrderAdjustment[];
-    await this.pricing.commit(manager, { id: order.id, customerId: order.userId }, document);
+    await this.pricing.commit(
+      manager,
+      { id: order.id, customerId: order.userId, cartId: order.cartId },
+      document,
+    );
+    order.giftCards = [];
+    if (document.giftCardTotal > 0) {
+      const at = sqlDatetime(order.createdAt);
+      await manager.query(GIFT_CARD_PAYMENT, [order.id, document.giftCardTotal, order.currencyCode, at, at]);
+      order.giftCards = (await this.giftCards.ofOrders(manager, [order.id])).get(order.id) ?? [];
+    }
     await this.publishChange(manager, order, null);
+    // Nothing left to pay: the order is paid at checkout, as a payment makes it paid (its events and e-mails).
+    if (document.giftCardTotal > 0 && document.amountDue === 0) {
+      await this.followPayment(manager, order.id, 'paid');
+      Object.assign(order, { status: 'paid', paymentStatus: 'paid' });
+    }
     return order;
   }
 
@@ -375,6 +394,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       skip,
       take: pageSize,
     });
+    await this.withGiftCards(this.orders.manager, orders);
     return new Paginated(orders.map(toOrderResponse), total, page, pageSize);
   }
 
@@ -409,6 +429,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       .offset(skip)
       .limit(pageSize);
     const [orders, total] = await qb.getManyAndCount();
+    await this.withGiftCards(this.orders.manager, orders);
     return new Paginated(
       orders.map((order) => ({ ...toOrderResponse(order), user: ownerOrGuest(order) })),
       total,
@@ -501,7 +522,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
         cancelled = true;
         await this.products.releaseStock(manager, stockOf(items));
         await this.pricing.release(manager, id);
-        await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
+        await cancelPayments(manager, id, now);
       }
       const changed = { ...current, ...next, updatedAt: now };
       await this.publishChange(manager, changed, current, items);
@@ -626,7 +647,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     const items = await this.itemsOf(manager, id);
     await this.products.releaseStock(manager, stockOf(items));
     await this.pricing.release(manager, id);
-    await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), id]);
+    await cancelPayments(manager, id, now);
     const order = await manager.findOneByOrFail(Order, { id });
     await this.publishChange(
       manager,
@@ -664,7 +685,15 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     const where = { where: { orderId: order.id }, order: { id: 'ASC' as const } };
     order.taxLines = await manager.find(OrderTaxLine, where);
     order.adjustments = await manager.find(OrderAdjustment, where);
+    await this.withGiftCards(manager, [order]);
     return order;
+  }
+
+  /** The orders' gift cards, in one statement for those a gift card paid (none for the others). */
+  private async withGiftCards(manager: EntityManager, orders: Order[]): Promise<void> {
+    const paid = orders.filter((order) => order.giftCardTotalMinor > 0).map((order) => order.id);
+    const cards = await this.giftCards.ofOrders(manager, paid);
+    for (const order of orders) order.giftCards = cards.get(order.id) ?? [];
   }
 
   private findByIdempotencyKey(userId: number, key: string): Promise<Order | null> {
@@ -716,6 +745,15 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       await this.events.publish(tx, 'order.refunded', payload);
     }
   }
+}
+
+/**
+ * A cancelled order's payments: its live one (its provider is told after the commit) and what its gift cards paid
+ * (their balance went back in the same transaction).
+ */
+async function cancelPayments(manager: EntityManager, orderId: number, now: Date): Promise<void> {
+  await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), orderId]);
+  await manager.query(CANCEL_GIFT_CARD_PAYMENT, [sqlDatetime(now), orderId]);
 }
 
 /** Where and how an order is priced: its region, its address for taxes, its shipping in minor units. */

@@ -47,7 +47,7 @@ export const PAYMENT_PROVIDERS = Symbol('PAYMENT_PROVIDERS');
 
 /** What the payments module asks of a payment provider. Every call is safe to repeat with the same key. */
 export abstract class PaymentProvider {
-  abstract readonly name: 'manual' | 'stripe';
+  abstract readonly name: 'manual' | 'stripe' | 'gift_card';
   /** Whether the provider holds the payment's state (read back by reconciliation, cancelled there). */
   abstract readonly remote: boolean;
 
@@ -70,7 +70,7 @@ export abstract class PaymentProvider {
    */
   abstract refund(
     ref: string | null,
-    request: { amountCents: number; refundId: number; idempotencyKey: string },
+    request: { amountCents: number; refundId: number; idempotencyKey: string; orderId: number },
   ): Promise<string | null>;
 
   /**

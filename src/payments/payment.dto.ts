@@ -7,7 +7,13 @@ import type { Payment, PaymentRefund } from './payment.entity.js';
 export class PaymentResponseDto {
   @ApiProperty({ type: 'integer', example: 5 }) id: number;
   @ApiProperty({ type: 'integer', example: 41 }) order_id: number;
-  @ApiProperty({ enum: ['manual', 'stripe'], example: 'stripe' }) provider: string;
+  @ApiProperty({
+    enum: ['manual', 'stripe', 'gift_card'],
+    example: 'stripe',
+    description:
+      '`gift_card`: what gift cards paid at checkout (a refund past the other payment goes back to them)',
+  })
+  provider: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) status: PaymentStatus;
   @ApiProperty({ example: 60.17, description: "The order's total, in CURRENCY" }) amount: number;
   @ApiProperty({ example: 'usd' }) currency: string;

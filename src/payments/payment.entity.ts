@@ -16,7 +16,7 @@ export class Payment extends Timestamped {
   liveOrderId: number | null;
 
   @Column({ type: 'varchar', length: 16 })
-  provider: 'manual' | 'stripe';
+  provider: 'manual' | 'stripe' | 'gift_card';
 
   @Column({ type: 'varchar', length: 20 })
   status: PaymentStatus;

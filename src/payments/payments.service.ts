@@ -36,6 +36,7 @@ import {
   type ProviderPayment,
   ProviderUnavailableError,
 } from './payment-provider.js';
+import type { PaymentStatus as OrderPaymentStatus } from '../orders/order-events.js';
 import { canMove, orderPaymentStatusOf, type PaymentStatus } from './payment-status.js';
 
 const REFUNDABLE: PaymentStatus[] = ['paid', 'partially_refunded'];
@@ -248,7 +249,7 @@ export class PaymentsService implements OnModuleInit {
     admin: AuthUser,
     idempotencyKey?: string,
   ): Promise<RefundResponseDto> {
-    await this.orders.findPayable(orderId, { actor: admin });
+    const order = await this.orders.findPayable(orderId, { actor: admin });
     const requestHash = createHash('sha256')
       .update(JSON.stringify([dto.amount ?? null, dto.reason ?? null]))
       .digest('hex');
@@ -256,10 +257,18 @@ export class PaymentsService implements OnModuleInit {
       const earlier = await this.refundByKey(orderId, idempotencyKey, requestHash);
       if (earlier !== null) return earlier;
     }
-    const payment = await this.payments.findOne({ where: { orderId, status: In(REFUNDABLE) } });
-    if (payment === null) throw new BadRequestException(`Order ${orderId} has no paid payment to refund`);
-    const refundable = payment.amountCents - payment.refundedCents;
-    const currency = payment.currency;
+    // What the provider took is refunded first, the rest goes back to the gift cards (only once the order is
+    // paid: until then the cards' balance comes back with its cancellation).
+    const payments = (
+      await this.payments.find({ where: { orderId, status: In(REFUNDABLE) }, order: { id: 'ASC' } })
+    )
+      .filter((payment) => payment.provider !== 'gift_card' || REFUNDABLE.includes(order.paymentStatus))
+      .sort((a, b) => Number(a.provider === 'gift_card') - Number(b.provider === 'gift_card'));
+    if (payments.length === 0)
+      throw new BadRequestException(`Order ${orderId} has no paid payment to refund`);
+    const refundableOf = (payment: Payment) => payment.amountCents - payment.refundedCents;
+    const refundable = payments.reduce((sum, payment) => sum + refundableOf(payment), 0);
+    const currency = payments[0].currency;
     if (dto.amount !== undefined && !isAmountIn(dto.amount, currency)) {
       throw fieldError(
         'amount',
@@ -275,20 +284,31 @@ export class PaymentsService implements OnModuleInit {
         `amount must not exceed ${fromMinor(refundable, currency)}, paid and not yet refunded`,
       );
     }
-    let refund: PaymentRefund;
-    try {
-      refund = await this.reserveRefund(payment, amountCents, dto.reason ?? null, {
-        idempotencyKey: idempotencyKey ?? null,
-        requestHash: idempotencyKey === undefined ? null : requestHash,
-      });
-    } catch (error) {
-      if (idempotencyKey !== undefined && isUniqueViolation(error)) {
-        const earlier = await this.refundByKey(orderId, idempotencyKey, requestHash);
-        if (earlier !== null) return earlier;
+    let left = amountCents;
+    let first: PaymentRefund | null = null;
+    for (const payment of payments) {
+      const part = Math.min(left, refundableOf(payment));
+      if (part === 0 && first !== null) continue;
+      left -= part;
+      let refund: PaymentRefund;
+      try {
+        // The Idempotency-Key names the first part; a replay answers it.
+        refund = await this.reserveRefund(payment, part, dto.reason ?? null, {
+          idempotencyKey: first === null ? (idempotencyKey ?? null) : null,
+          requestHash: first === null && idempotencyKey !== undefined ? requestHash : null,
+        });
+      } catch (error) {
+        if (first === null && idempotencyKey !== undefined && isUniqueViolation(error)) {
+          const earlier = await this.refundByKey(orderId, idempotencyKey, requestHash);
+          if (earlier !== null) return earlier;
+        }
+        throw error;
       }
-      throw error;
+      const settled = await this.settleRefund(refund, payment);
+      first ??= settled;
+      if (left === 0) break;
     }
-    return toRefundResponse(await this.settleRefund(refund, payment), currency);
+    return toRefundResponse(first!, currency);
   }
 
   /** The admin endpoints: any order, 404 for a missing one. */
@@ -386,6 +406,7 @@ export class PaymentsService implements OnModuleInit {
         amountCents: refund.amountCents,
         refundId: refund.id,
         idempotencyKey: `refund-${refund.id}`,
+        orderId: payment.orderId,
       });
     } catch (error) {
       if (error instanceof ProviderUnavailableError) {
@@ -426,7 +447,11 @@ export class PaymentsService implements OnModuleInit {
       if (succeeded.affected === 0) return;
       const locked = (await this.lockPayment(tx, payment.provider, payment.id, null))!;
       const status = locked.refundedCents >= locked.amountCents ? 'refunded' : 'partially_refunded';
-      await this.move(tx, locked, status);
+      // The order is refunded once every payment that took money is (the provider's and the gift cards').
+      const others = await tx.count(Payment, {
+        where: { orderId: locked.orderId, id: Not(locked.id), status: In(REFUNDABLE) },
+      });
+      await this.move(tx, locked, status, others > 0 ? 'partially_refunded' : undefined);
     });
     return this.refunds.findOneByOrFail({ id: refund.id });
   }
@@ -590,7 +615,12 @@ export class PaymentsService implements OnModuleInit {
   }
 
   /** One move along the state machine by a conditional update; the order's payment_status follows. */
-  private async move(tx: Tx, payment: Payment, status: PaymentStatus): Promise<boolean> {
+  private async move(
+    tx: Tx,
+    payment: Payment,
+    status: PaymentStatus,
+    orderStatus: OrderPaymentStatus = orderPaymentStatusOf(status),
+  ): Promise<boolean> {
     if (!canMove(payment.status, status)) return false;
     const now = new Date();
     const result = await tx.update(
@@ -600,7 +630,7 @@ export class PaymentsService implements OnModuleInit {
     );
     if (result.affected === 0)
       throw new BadRequestException(`Payment ${payment.id} was changed concurrently; retry`);
-    const followed = await this.orders.followPayment(tx, payment.orderId, orderPaymentStatusOf(status));
+    const followed = await this.orders.followPayment(tx, payment.orderId, orderStatus);
     if (!followed) await this.flagPaidAfterCancel(tx, payment);
     return true;
   }

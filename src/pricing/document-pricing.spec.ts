@@ -5,6 +5,7 @@ import type { RegionInfo } from '../regions/region-directory.js';
 import { type TaxQuery, TaxProvider, TaxProviderError } from '../taxes/tax-provider.js';
 import type { PricingAdjuster } from './adjusters.js';
 import { DocumentPricing } from './document-pricing.js';
+import type { PricingTender } from './tenders.js';
 
 const manager = {} as EntityManager;
 const tx = {} as Tx;
@@ -53,6 +54,23 @@ function hundredOff(calls: string[]): PricingAdjuster {
   };
 }
 
+/** A tender offering `balance`, taking up to it at commit (or `takes` when given), recording its calls. */
+function tender(name: string, balance: number, calls: string[], takes = balance): PricingTender {
+  return {
+    name,
+    available: () => Promise.resolve(balance),
+    commit: (_tx, order, upTo) => {
+      const taken = Math.min(upTo, takes);
+      calls.push(`${name} commit ${order.id} ${upTo} took ${taken}`);
+      return Promise.resolve(taken);
+    },
+    release: (_tx, orderId) => {
+      calls.push(`${name} release ${orderId}`);
+      return Promise.resolve();
+    },
+  };
+}
+
 const doc = {
   region,
   address: { country: 'DE', subdivision: null },
@@ -68,7 +86,7 @@ const doc = {
 describe('DocumentPricing', () => {
   it('runs the adjusters before the taxes, asks the provider for the amounts after discounts, and keeps its calculation', async () => {
     const taxes = new TenPercent();
-    const pricing = new DocumentPricing(taxes, [hundredOff([])]);
+    const pricing = new DocumentPricing(taxes, [hundredOff([])], []);
     const { document, taxCalculationId } = await pricing.price(manager, doc);
     expect(taxes.asked[0].lines.map((line) => line.amount)).toEqual([1900, 400]);
     expect(taxes.asked[0].shipping).toEqual({ taxClass: 'standard', amount: 400 });
@@ -81,7 +99,7 @@ describe('DocumentPricing', () => {
 
   it("before an address, the region's first country stands in; a region without countries is untaxed", async () => {
     const taxes = new TenPercent();
-    const pricing = new DocumentPricing(taxes, []);
+    const pricing = new DocumentPricing(taxes, [], []);
     await pricing.price(manager, { ...doc, address: null });
     expect(taxes.asked[0].address).toEqual({ country: 'DE', subdivision: null });
     // Without adjusters the provider is still told each line by its id (a provider answers rates per line).
@@ -100,11 +118,43 @@ describe('DocumentPricing', () => {
 
   it('hands each adjuster its own adjustments to commit, and lets each release', async () => {
     const calls: string[] = [];
-    const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)]);
+    const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)], []);
     const { document } = await pricing.price(manager, doc);
-    await pricing.commit(tx, { id: 41, customerId: 7 }, document);
+    await pricing.commit(tx, { id: 41, customerId: 7, cartId: null }, document);
     await pricing.release(tx, 41);
     expect(calls).toEqual(['commit 41 100,100', 'release 41']);
+  });
+
+  it("gives the tenders' balance to the calculator as a tender after taxes; commit hands each what the ones before left", async () => {
+    const calls: string[] = [];
+    const pricing = new DocumentPricing(
+      new TenPercent(),
+      [],
+      [tender('a', 1000, calls), tender('b', 5000, calls)],
+    );
+    const { document } = await pricing.price(manager, doc);
+    // 2500 + 400 shipping + 10 % tax: 3190; the tenders pay it all, the taxes stay.
+    expect([document.total, document.taxTotal, document.giftCardTotal, document.amountDue]).toEqual([
+      3190, 290, 3190, 0,
+    ]);
+    await pricing.commit(tx, { id: 41, customerId: 7, cartId: 'c' }, document);
+    await pricing.release(tx, 41);
+    expect(calls).toEqual([
+      'a commit 41 3190 took 1000',
+      'b commit 41 2190 took 2190',
+      'a release 41',
+      'b release 41',
+    ]);
+  });
+
+  it('refuses the order (400 gift_cards, insufficientBalance) when the tenders take less than priced', async () => {
+    const calls: string[] = [];
+    const pricing = new DocumentPricing(new TenPercent(), [], [tender('a', 1000, calls, 600)]);
+    const { document } = await pricing.price(manager, doc);
+    expect(document.amountDue).toBe(2190);
+    await expect(pricing.commit(tx, { id: 41, customerId: 7, cartId: 'c' }, document)).rejects.toMatchObject({
+      status: 400,
+    });
   });
 
   it('a failing provider is a 500 whose message names it', async () => {
@@ -113,7 +163,7 @@ describe('DocumentPricing', () => {
         throw new TaxProviderError('stripe', 'timed out after 5000 ms');
       }
     }
-    const pricing = new DocumentPricing(new Failing(), []);
+    const pricing = new DocumentPricing(new Failing(), [], []);
     await expect(pricing.price(manager, doc)).rejects.toMatchObject({
       status: 500,
       message: 'The tax provider stripe could not calculate the taxes: timed out after 5000 ms',

@@ -1,10 +1,12 @@
 import { Inject, Injectable, InternalServerErrorException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { fieldError } from '../common/validation.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RegionInfo } from '../regions/region-directory.js';
 import { type TaxAddress, TaxProvider, TaxProviderError, type TaxQuery } from '../taxes/tax-provider.js';
 import { PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
 import { type Adjuster, type PricedDocument, type PricingLine, priceDocument } from './calculator.js';
+import { PRICING_TENDERS, type PricingTender } from './tenders.js';
 
 /** A cart or an order to price: its region, where it ships (null before an address), lines and shipping. */
 export interface DocumentToPrice {
@@ -31,27 +33,32 @@ export class DocumentPricing {
   constructor(
     private readonly taxes: TaxProvider,
     @Inject(PRICING_ADJUSTERS) private readonly adjusters: PricingAdjuster[],
+    @Inject(PRICING_TENDERS) private readonly tenders: PricingTender[],
   ) {}
 
   async price(manager: EntityManager, doc: DocumentToPrice): Promise<PricedQuote> {
     const { region } = doc;
+    const context = {
+      currency: region.currencyCode,
+      regionId: region.id,
+      customerId: doc.customerId,
+      cartId: doc.cartId,
+      lines: doc.lines,
+    };
     const adjusters: Adjuster[] = [];
     for (const registered of this.adjusters) {
-      const adjuster = await registered.quote(manager, {
-        currency: region.currencyCode,
-        regionId: region.id,
-        customerId: doc.customerId,
-        cartId: doc.cartId,
-        lines: doc.lines,
-      });
+      const adjuster = await registered.quote(manager, context);
       if (adjuster !== null) adjusters.push(adjuster);
     }
+    let giftCardBalance = 0;
+    for (const tender of this.tenders) giftCardBalance += await tender.available(manager, context);
     const input = {
       currency: region.currencyCode,
       pricesIncludeTax: region.pricesIncludeTax,
       lines: doc.lines,
       shipping: doc.shipping,
       adjusters,
+      giftCardBalance,
     };
     // Until an address is known, the region's first country stands in (none: the default region, untaxed).
     const address =
@@ -103,8 +110,15 @@ export class DocumentPricing {
     }
   }
 
-  /** Lets every adjuster take what it gave the order (inside the placing transaction). */
-  async commit(tx: Tx, order: { id: number; customerId: number | null }, document: PricedDocument) {
+  /**
+   * Lets every adjuster take what it gave the order, then the tenders what they pay of it, each what the ones
+   * before left of `giftCardTotal` (inside the placing transaction).
+   */
+  async commit(
+    tx: Tx,
+    order: { id: number; customerId: number | null; cartId: string | null },
+    document: PricedDocument,
+  ) {
     const given = [...document.lines.flatMap((line) => line.adjustments), ...document.shipping.adjustments];
     for (const adjuster of this.adjusters) {
       await adjuster.commit?.(
@@ -113,11 +127,28 @@ export class DocumentPricing {
         given.filter((adjustment) => adjustment.source === adjuster.name),
       );
     }
+    let left = document.giftCardTotal;
+    for (const tender of this.tenders) {
+      left -= await tender.commit(
+        tx,
+        { id: order.id, currency: document.currency, cartId: order.cartId },
+        left,
+      );
+    }
+    // Priced in this transaction, so only a balance spent by a concurrent checkout meanwhile leaves a rest.
+    if (left > 0) {
+      throw fieldError(
+        'gift_cards',
+        'insufficientBalance',
+        'the gift cards no longer cover what the cart showed',
+      );
+    }
   }
 
-  /** Lets every adjuster give back what the order took (inside the cancelling transaction). */
+  /** Lets every adjuster and tender give back what the order took (inside the cancelling transaction). */
   async release(tx: Tx, orderId: number): Promise<void> {
     for (const adjuster of this.adjusters) await adjuster.release?.(tx, orderId);
+    for (const tender of this.tenders) await tender.release(tx, orderId);
   }
 
   /** Records a paid order's taxes with the provider; the provider's transaction id, or null. */

@@ -20,6 +20,7 @@ import { ShippingOptionsPage } from './pages/ShippingOptionsPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 import { RegionsPage } from './pages/RegionsPage';
 import { TaxRatesPage } from './pages/TaxRatesPage';
+import { GiftCardsPage } from './pages/GiftCardsPage';
 
 type User = Schemas['UserResponseDto'];
 
@@ -34,6 +35,7 @@ const sections = [
   { to: '/shipping-options', label: 'Shipping', routes: ['shipping-options'] },
   { to: '/regions', label: 'Regions', routes: ['regions'] },
   { to: '/tax-rates', label: 'Tax rates', routes: ['tax-rates'] },
+  { to: '/gift-cards', label: 'Gift cards', routes: ['gift-cards'] },
   { to: '/webhooks', label: 'Webhooks', routes: ['webhooks'] },
 ];
 
@@ -65,6 +67,8 @@ function PageOf({ route }: { route: Route }) {
       return <RegionsPage />;
     case 'tax-rates':
       return <TaxRatesPage />;
+    case 'gift-cards':
+      return <GiftCardsPage />;
     case 'webhooks':
       return <WebhooksPage />;
     default:

@@ -29,6 +29,7 @@ export type Route =
   | { name: 'shipping-options' }
   | { name: 'regions' }
   | { name: 'tax-rates' }
+  | { name: 'gift-cards' }
   | { name: 'webhooks' }
   | { name: 'not-found' };
 
@@ -45,6 +46,7 @@ const fixed: Record<string, Route> = {
   '/shipping-options': { name: 'shipping-options' },
   '/regions': { name: 'regions' },
   '/tax-rates': { name: 'tax-rates' },
+  '/gift-cards': { name: 'gift-cards' },
   '/webhooks': { name: 'webhooks' },
 };
 

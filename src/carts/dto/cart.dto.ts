@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { Optional, CodePointLength } from '../../common/validation.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
+import { CartGiftCardDto } from '../../gift-cards/dto/gift-card.dto.js';
 import { MAX_QUANTITY, OrderItemInputDto } from '../../orders/dto/order.dto.js';
 import type { ShippingAddressDetails } from '../../orders/order-history.js';
 import { CART_STATUSES, type CartStatus } from '../cart.entity.js';
@@ -188,6 +189,11 @@ export class CartResponseDto extends DocumentTotalsDto {
   @ApiProperty({ format: 'uuid', example: '3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10' }) id: string;
   @ApiProperty({ enum: CART_STATUSES, example: 'open' }) status: CartStatus;
   @ApiProperty({ type: [CartItemResponseDto] }) items: CartItemResponseDto[];
+  @ApiProperty({
+    type: [CartGiftCardDto],
+    description: 'The gift cards applied, in the order applied; together they pay gift_card_total',
+  })
+  gift_cards: CartGiftCardDto[];
   @ApiProperty({ type: CartShippingOptionDto, nullable: true }) shipping_option: CartShippingOptionDto | null;
   @ApiProperty({ type: [TaxLineDto], description: "The shipping's taxes" }) shipping_tax_lines: TaxLineDto[];
   @ApiProperty({ type: [AdjustmentDto], description: "The shipping's discounts" })

@@ -30,6 +30,7 @@ import {
 import type { Order } from '../order.entity.js';
 import { amountDueOf, type ShippingAddressDetails } from '../order-history.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
+import { OrderGiftCardDto } from '../../gift-cards/dto/gift-card.dto.js';
 import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
@@ -189,6 +190,11 @@ export function formatAddress(address: ShippingAddressDetails): string {
 export class OrderResponseDto extends DocumentTotalsDto {
   @ApiProperty({ type: 'integer', example: 41 }) id: number;
   @ApiProperty({ example: 'ORD-20261122-7KQ2M9XD' }) order_number: string;
+  @ApiProperty({
+    type: [OrderGiftCardDto],
+    description: 'The gift cards that paid gift_card_total, with what each took at checkout',
+  })
+  gift_cards: OrderGiftCardDto[];
   @ApiProperty({ example: 60.17, description: 'The same as total' }) total_amount: number;
   @ApiProperty({ enum: ORDER_STATUSES, example: 'pending' }) status: OrderStatus;
   @ApiProperty({ example: '1 Main St, Springfield' }) shipping_address: string;
@@ -300,6 +306,11 @@ export function toOrderResponse(order: Order): OrderResponseDto {
     shipping_tax_total: money(order.shippingTaxTotalMinor),
     tax_total: money(order.taxTotalMinor),
     gift_card_total: money(order.giftCardTotalMinor),
+    gift_cards: (order.giftCards ?? []).map((card) => ({
+      id: card.id,
+      code_last4: card.codeLast4,
+      amount: money(card.amount),
+    })),
     total,
     amount_due: money(amountDueOf(order)),
     email: order.email,

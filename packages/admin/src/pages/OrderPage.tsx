@@ -35,9 +35,9 @@ function Totals({ order, money }: { order: Order; money: (value: number) => stri
         value={inclusive ? `incl. ${money(order.tax_total)}` : money(order.tax_total)}
       />
       <TotalRow label="Total" value={money(order.total)} strong />
-      {order.gift_card_total !== 0 && (
-        <TotalRow label="Gift cards" value={`−${money(order.gift_card_total)}`} />
-      )}
+      {order.gift_cards.map((card) => (
+        <TotalRow key={card.id} label={`Gift card …${card.code_last4}`} value={`−${money(card.amount)}`} />
+      ))}
       <TotalRow label="Amount due" value={money(order.amount_due)} strong />
     </>
   );
