@@ -28,6 +28,7 @@ export const publicSurface = {
   regions: ['regions.module', 'region-directory'],
   taxes: ['taxes.module', 'tax-provider'],
   'customer-groups': ['customer-groups.module', 'customer-group-directory'],
+  promotions: ['promotions.module', 'promotion-pricing'],
   pricing: [
     'pricing.module',
     'calculator',

@@ -33,6 +33,7 @@ import { RegionsModule } from './regions/regions.module.js';
 import { TaxesModule } from './taxes/taxes.module.js';
 import { PricingModule } from './pricing/pricing.module.js';
 import { CustomerGroupsModule } from './customer-groups/customer-groups.module.js';
+import { PromotionsModule } from './promotions/promotions.module.js';
 
 @Module({})
 export class AppModule {
@@ -53,6 +54,7 @@ export class AppModule {
         RegionsModule,
         TaxesModule,
         CustomerGroupsModule,
+        PromotionsModule,
         PricingModule,
         SessionsModule,
         UploadModule,

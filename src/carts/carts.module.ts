@@ -4,6 +4,7 @@ import { AddressesModule } from '../addresses/addresses.module.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { ShippingOptionsModule } from '../shipping-options/shipping-options.module.js';
 import { PricingModule } from '../pricing/pricing.module.js';
+import { PromotionsModule } from '../promotions/promotions.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
 import { CartCleanup } from './cart-cleanup.js';
 import { Cart, CartItem } from './cart.entity.js';
@@ -18,6 +19,7 @@ import { CartsService } from './carts.service.js';
     ShippingOptionsModule,
     RegionsModule,
     PricingModule,
+    PromotionsModule,
   ],
   controllers: [CartsController],
   providers: [CartsService, CartCleanup],

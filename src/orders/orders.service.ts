@@ -274,8 +274,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       address: pricing.address,
       customerId: order.userId,
       cartId: order.cartId,
+      email: order.email,
+      placingOrderId: claimsFirst ? order.id : null,
       lines: reserved.map((line, i) => ({
         id: i,
+        productId: line.productId,
         price: unitPrices[i],
         quantity: items[i].quantity,
         taxClass: line.taxClass,
@@ -343,13 +346,19 @@ export class OrdersService implements OrderHistory, OnModuleInit {
         code: adjustment.code,
         source: adjustment.source,
         amountMinor: adjustment.amount,
+        promotionId: adjustment.promotionId ?? null,
+        description: adjustment.description ?? null,
       })),
     );
     if (taxLines.length > 0) await insertEntities(manager, OrderTaxLine, taxLines);
     if (adjustments.length > 0) await insertEntities(manager, OrderAdjustment, adjustments);
     order.taxLines = taxLines as OrderTaxLine[];
     order.adjustments = adjustments as OrderAdjustment[];
-    await this.pricing.commit(manager, { id: order.id, customerId: order.userId }, document);
+    await this.pricing.commit(
+      manager,
+      { id: order.id, customerId: order.userId, email: order.email },
+      document,
+    );
     await this.publishChange(manager, order, null);
     return order;
   }

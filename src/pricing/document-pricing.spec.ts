@@ -102,7 +102,7 @@ describe('DocumentPricing', () => {
     const calls: string[] = [];
     const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)]);
     const { document } = await pricing.price(manager, doc);
-    await pricing.commit(tx, { id: 41, customerId: 7 }, document);
+    await pricing.commit(tx, { id: 41, customerId: 7, email: null }, document);
     await pricing.release(tx, 41);
     expect(calls).toEqual(['commit 41 100,100', 'release 41']);
   });

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RegionInfo } from '../regions/region-directory.js';
 import { type TaxAddress, TaxProvider, TaxProviderError, type TaxQuery } from '../taxes/tax-provider.js';
-import { PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
+import { type OrderTaking, PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
 import { type Adjuster, type PricedDocument, type PricingLine, priceDocument } from './calculator.js';
 
 /** A cart or an order to price: its region, where it ships (null before an address), lines and shipping. */
@@ -12,6 +12,10 @@ export interface DocumentToPrice {
   address: TaxAddress | null;
   customerId: number | null;
   cartId: string | null;
+  /** The cart's or order's e-mail (null: none yet, or a customer's). */
+  email?: string | null;
+  /** The order being placed, when it is written before it is priced. */
+  placingOrderId?: number | null;
   lines: PricingLine[];
   shipping: { amount: number; taxClass: string } | null;
 }
@@ -42,6 +46,8 @@ export class DocumentPricing {
         regionId: region.id,
         customerId: doc.customerId,
         cartId: doc.cartId,
+        email: doc.email ?? null,
+        placingOrderId: doc.placingOrderId ?? null,
         lines: doc.lines,
       });
       if (adjuster !== null) adjusters.push(adjuster);
@@ -104,13 +110,14 @@ export class DocumentPricing {
   }
 
   /** Lets every adjuster take what it gave the order (inside the placing transaction). */
-  async commit(tx: Tx, order: { id: number; customerId: number | null }, document: PricedDocument) {
+  async commit(tx: Tx, order: OrderTaking, document: PricedDocument) {
     const given = [...document.lines.flatMap((line) => line.adjustments), ...document.shipping.adjustments];
     for (const adjuster of this.adjusters) {
       await adjuster.commit?.(
         tx,
         order,
         given.filter((adjustment) => adjustment.source === adjuster.name),
+        document.discounts.filter((discount) => discount.source === adjuster.name),
       );
     }
   }

@@ -10,7 +10,13 @@ export class CreateCustomerGroups1763803000000 implements MigrationInterface {
       new Table({
         name: 'customer_groups',
         columns: [
-          { name: 'id', type: 'integer', isPrimary: true, isGenerated: true, generationStrategy: 'increment' },
+          {
+            name: 'id',
+            type: 'integer',
+            isPrimary: true,
+            isGenerated: true,
+            generationStrategy: 'increment',
+          },
           { name: 'name', type: 'varchar', length: '100' },
           ...timestampColumns(queryRunner, { softDelete: false }),
         ],

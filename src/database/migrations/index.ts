@@ -26,6 +26,7 @@ import { CreateProductWords1763802700000 } from './1763802700000-create-product-
 import { AddRefundRequestHash1763802800000 } from './1763802800000-add-refund-request-hash.js';
 import { CreateRegionsAndTaxes1763802900000 } from './1763802900000-create-regions-and-taxes.js';
 import { CreateCustomerGroups1763803000000 } from './1763803000000-create-customer-groups.js';
+import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -55,4 +56,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   AddRefundRequestHash1763802800000,
   CreateRegionsAndTaxes1763802900000,
   CreateCustomerGroups1763803000000,
+  CreatePromotions1763803200000,
 ];
