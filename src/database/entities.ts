@@ -14,6 +14,7 @@ import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { Webhook } from '../webhooks/webhook.entity.js';
 import { Address } from '../addresses/address.entity.js';
 import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
+import { CartDiscountCode, Promotion, PromotionUsage } from '../promotions/promotion.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -38,4 +39,7 @@ export const entities: Array<new () => object> = [
   Region,
   RegionCountry,
   TaxRateRow,
+  Promotion,
+  CartDiscountCode,
+  PromotionUsage,
 ];

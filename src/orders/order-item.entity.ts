@@ -79,13 +79,6 @@ export class OrderTaxLine {
 
   @Column({ name: 'amount_minor', type: 'bigint', transformer: bigintNumber })
   amountMinor: number;
-
-  /** The promotion that gave it (kept when the promotion is changed or deleted), and its description then. */
-  @Column({ name: 'promotion_id', type: 'integer', nullable: true })
-  promotionId: number | null;
-
-  @Column({ type: 'varchar', length: 255, nullable: true })
-  description: string | null;
 }
 
 /** A discount of an order's item, or of its shipping (`orderItemId` null), and the adjuster it came from. */
