@@ -1,3 +1,4 @@
+import type { Agent } from 'node:http';
 import request from 'supertest';
 import type { TestApp } from './test-app.js';
 
@@ -69,9 +70,11 @@ export function applyCode(t: Pick<TestApp, 'url'>, cart: GuestCart, code: string
   return asOwner(request(t.url).post(`/api/v1/carts/${cart.id}/discount-codes`), cart).send({ code });
 }
 
-/** POST /carts/{id}/checkout with the cart's token. */
-export function checkout(t: Pick<TestApp, 'url'>, cart: GuestCart) {
-  return asOwner(request(t.url).post(`/api/v1/carts/${cart.id}/checkout`), cart).send({
+/** POST /carts/{id}/checkout with the cart's credentials (through `agent` when given). */
+export function checkout(t: Pick<TestApp, 'url'>, cart: GuestCart, agent?: Agent) {
+  const call = request(t.url).post(`/api/v1/carts/${cart.id}/checkout`);
+  if (agent !== undefined) call.agent(agent);
+  return asOwner(call, cart).send({
     payment_method: 'credit_card',
   });
 }
