@@ -15,6 +15,8 @@ const ENV = {
   DATABASE_QUERY_TIMEOUT_MS: '60000',
   ORDER_MAX_PENDING_PER_USER: '1000',
   THROTTLE_CART_LIMIT: '100000',
+  THROTTLE_LIMIT: '100000',
+  THROTTLE_AUTH_LIMIT: '100000',
 };
 
 /** The statuses and refusal rules of concurrent checkouts: [201 count, rules of the 400s]. */

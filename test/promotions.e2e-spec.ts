@@ -265,8 +265,18 @@ describe('promotions', () => {
       expect(usages.map((row) => ({ ...row, order_id: Number(row.order_id) }))).toEqual([
         { order_id: orderId, user_id: null, email: cart.email, released_at: null },
       ]);
+      // The order's events (webhooks, e-mail) carry the discounts.
+      const [event] = await query<{ data: string }>(
+        "SELECT data FROM outbox_events WHERE type = 'order.created' AND data LIKE ?",
+        [`%${placed.body.data.order_number}%`],
+      );
+      expect(JSON.parse(event.data).discounts).toEqual(placed.body.data.discounts);
       const detail = await asAdmin(api().get(`/api/v1/orders/${orderId}`)).expect(200);
       expect(detail.body.data.discounts).toEqual(placed.body.data.discounts);
+      const listed = await asAdmin(
+        api().get(`/api/v1/admin/orders?search=${placed.body.data.order_number}`),
+      ).expect(200);
+      expect(listed.body.data[0].discounts).toEqual(placed.body.data.discounts);
       expect(detail.body.data.items[1].adjustments).toEqual([
         { code: 'TENOFF', amount: 6, promotion_id: code.id, description: '10 off' },
       ]);

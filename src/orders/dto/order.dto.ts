@@ -223,6 +223,8 @@ export class OrderOwnerDto {
 export class AdminOrderResponseDto extends OrderResponseDto {
   @ApiProperty({ type: OrderOwnerDto, nullable: true, description: "null for a guest's order (see email)" })
   user: OrderOwnerDto | null;
+  @ApiProperty({ type: [DiscountDto], description: "The order's promotions, each with what it took" })
+  discounts: DiscountDto[];
 }
 
 export class OrderItemResponseDto extends LineAmountsDto {
