@@ -18,6 +18,7 @@ import { ShippingOptionsPage } from './pages/ShippingOptionsPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 import { RegionsPage } from './pages/RegionsPage';
 import { TaxRatesPage } from './pages/TaxRatesPage';
+import { PromotionsPage } from './pages/PromotionsPage';
 
 type User = Schemas['UserResponseDto'];
 
@@ -30,6 +31,7 @@ const sections = [
   { to: '/shipping-options', label: 'Shipping', routes: ['shipping-options'] },
   { to: '/regions', label: 'Regions', routes: ['regions'] },
   { to: '/tax-rates', label: 'Tax rates', routes: ['tax-rates'] },
+  { to: '/promotions', label: 'Promotions', routes: ['promotions'] },
   { to: '/webhooks', label: 'Webhooks', routes: ['webhooks'] },
 ];
 
@@ -57,6 +59,8 @@ function PageOf({ route }: { route: Route }) {
       return <RegionsPage />;
     case 'tax-rates':
       return <TaxRatesPage />;
+    case 'promotions':
+      return <PromotionsPage />;
     case 'webhooks':
       return <WebhooksPage />;
     default:

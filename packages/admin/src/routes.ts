@@ -27,6 +27,7 @@ export type Route =
   | { name: 'shipping-options' }
   | { name: 'regions' }
   | { name: 'tax-rates' }
+  | { name: 'promotions' }
   | { name: 'webhooks' }
   | { name: 'not-found' };
 
@@ -41,6 +42,7 @@ const fixed: Record<string, Route> = {
   '/shipping-options': { name: 'shipping-options' },
   '/regions': { name: 'regions' },
   '/tax-rates': { name: 'tax-rates' },
+  '/promotions': { name: 'promotions' },
   '/webhooks': { name: 'webhooks' },
 };
 
