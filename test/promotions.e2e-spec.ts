@@ -303,6 +303,23 @@ describe('promotions', () => {
       expect(await usedCount(code.id)).toBe(0);
     });
 
+    it('a code moves with the lines when a guest cart is merged into the customer’s', async () => {
+      const p = await product(10);
+      const code = await promotion({ code: 'MERGEME', type: 'percentage', value: 10 });
+      const customer = await createAccount(t);
+      const mine = await guestCart(t, [[p.id, 1]], { bearer: customer.token });
+      const guest = await guestCart(t, [[p.id, 1]]);
+      await applyCode(t, guest, 'MERGEME').expect(201);
+      const merged = await api()
+        .post(`/api/v1/carts/${guest.id}/claim`)
+        .set('X-Cart-Token', guest.token!)
+        .auth(customer.token, { type: 'bearer' })
+        .expect(200);
+      expect(merged.body.data).toMatchObject({ id: mine.id, subtotal: 20, discount_total: 2 });
+      expect(await heldCodes(mine)).toEqual([code.id]);
+      expect(await heldCodes(guest)).toEqual([]);
+    });
+
     it('a percentage on items of a category and its subcategories; other lines keep their price', async () => {
       const parent = (
         await asAdmin(api().post('/api/v1/categories')).send({ name: 'Promo parent' }).expect(201)

@@ -445,6 +445,7 @@ export class CartsService {
           updatedAt: now,
         },
       );
+      await this.promotions.moveCodes(tx, id, mine.id);
       await tx.delete(CartItem, { cartId: id });
       await tx.delete(Cart, { id });
       return mine.id;

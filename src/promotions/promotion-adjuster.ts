@@ -173,6 +173,19 @@ export class PromotionAdjuster extends PromotionPricing {
     return promotion.id;
   }
 
+  async moveCodes(tx: Tx, fromCartId: string, toCartId: string): Promise<void> {
+    const held = async (cartId: string) =>
+      (await tx.findBy(CartDiscountCode, { cartId })).map((code) => code.promotionId);
+    const there = await held(toCartId);
+    const moving = (await held(fromCartId)).filter((id) => !there.includes(id));
+    if (moving.length === 0) return;
+    const createdAt = new Date();
+    await tx.insert(
+      CartDiscountCode,
+      moving.map((promotionId) => ({ cartId: toCartId, promotionId, createdAt })),
+    );
+  }
+
   async drop(tx: Tx, cartId: string, code: string): Promise<void> {
     const dropped = await changedRows(
       tx,

@@ -22,6 +22,9 @@ export abstract class PromotionPricing implements PricingAdjuster {
   /** Puts the promotion of `code` (any case) on the cart, once; 400 `code`/`unknown` when there is none. */
   abstract hold(tx: Tx, cartId: string, code: string): Promise<number>;
 
+  /** Moves the codes of a cart merged into another there (those it does not hold yet). */
+  abstract moveCodes(tx: Tx, fromCartId: string, toCartId: string): Promise<void>;
+
   /** Takes the code off the cart; 404 when the cart does not hold it. */
   abstract drop(tx: Tx, cartId: string, code: string): Promise<void>;
 
