@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { priceDocument, unitShares } from '../pricing/calculator.js';
 import {
+  OPEN_TERMS,
   PROMOTION_TYPES,
   promotionsAdjuster,
   type PromotionTerms,
@@ -27,20 +28,7 @@ const terms = (overrides: Partial<PromotionTerms>): PromotionTerms => ({
   value: 10,
   currencyCode: null,
   target: 'order',
-  minSubtotal: null,
-  productIds: null,
-  categoryIds: null,
-  customerGroupIds: null,
-  firstOrderOnly: false,
-  buyQuantity: null,
-  getQuantity: null,
-  getPercentage: null,
-  startsAt: null,
-  endsAt: null,
-  usageLimit: null,
-  usageLimitPerCustomer: null,
-  combinable: true,
-  isActive: true,
+  ...OPEN_TERMS,
   usedCount: 0,
   ...overrides,
 });

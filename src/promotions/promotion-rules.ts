@@ -51,6 +51,24 @@ export interface PromotionTerms {
   usedCount: number;
 }
 
+/** The terms of a promotion that sets none of them: no conditions, dates or limits; combinable and active. */
+export const OPEN_TERMS = {
+  minSubtotal: null,
+  productIds: null,
+  categoryIds: null,
+  customerGroupIds: null,
+  firstOrderOnly: false,
+  buyQuantity: null,
+  getQuantity: null,
+  getPercentage: null,
+  startsAt: null,
+  endsAt: null,
+  usageLimit: null,
+  usageLimitPerCustomer: null,
+  combinable: true,
+  isActive: true,
+} satisfies Partial<PromotionTerms>;
+
 /** What the rules know of the shopper and the moment, loaded by the adjuster's quote. */
 export interface Shopper {
   now: Date;

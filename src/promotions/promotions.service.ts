@@ -18,6 +18,7 @@ import {
   toPromotionResponse,
   UpdatePromotionDto,
 } from './dto/promotion.dto.js';
+import { OPEN_TERMS } from './promotion-rules.js';
 import { Promotion } from './promotion.entity.js';
 
 /** A promotion's fields as written, before the checks that look at several of them. */
@@ -56,20 +57,7 @@ export class PromotionsService {
         value: null,
         currencyCode: null,
         target: 'order',
-        minSubtotal: null,
-        productIds: null,
-        categoryIds: null,
-        customerGroupIds: null,
-        firstOrderOnly: false,
-        buyQuantity: null,
-        getQuantity: null,
-        getPercentage: null,
-        startsAt: null,
-        endsAt: null,
-        usageLimit: null,
-        usageLimitPerCustomer: null,
-        combinable: true,
-        isActive: true,
+        ...OPEN_TERMS,
       },
       dto,
     );
