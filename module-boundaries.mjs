@@ -30,6 +30,7 @@ export const publicSurface = {
   'customer-groups': ['customer-groups.module', 'customer-group-directory'],
   'price-lists': ['price-lists.module', 'price-list-prices.module', 'price-list-prices'],
   'gift-cards': ['gift-cards.module', 'gift-card-ledger', 'gift-card-tender', 'dto/gift-card.dto'],
+  promotions: ['promotions.module', 'promotion-pricing'],
   pricing: [
     'pricing.module',
     'calculator',

@@ -35,6 +35,7 @@ import { PricingModule } from './pricing/pricing.module.js';
 import { CustomerGroupsModule } from './customer-groups/customer-groups.module.js';
 import { PriceListsModule } from './price-lists/price-lists.module.js';
 import { GiftCardsModule } from './gift-cards/gift-cards.module.js';
+import { PromotionsModule } from './promotions/promotions.module.js';
 
 @Module({})
 export class AppModule {
@@ -57,6 +58,7 @@ export class AppModule {
         CustomerGroupsModule,
         PriceListsModule,
         GiftCardsModule,
+        PromotionsModule,
         PricingModule,
         SessionsModule,
         UploadModule,

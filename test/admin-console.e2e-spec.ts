@@ -26,6 +26,7 @@ import {
   type PageLog,
 } from './support/browser.js';
 import { createTestDatabase } from './support/test-app.js';
+import { createCommerceClient, memoryTokenStore } from '@commerce/sdk';
 import { registerWebhook, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /** A solid-colour PNG, so that the uploaded image is a real one the browser shows. */
@@ -750,6 +751,84 @@ describeInBrowser()('admin console in the browser', () => {
       await inBrowser(1, 'USD').then((one) => one.replace(/[\d.,\s]/g, '')),
     );
     await screenshot(page, 'order-taxes');
+  });
+
+  it('creates a discount code on the Promotions page; a storefront cart gets it through the SDK; the order shows it per line', async () => {
+    const { page } = admin;
+    await go(page, 'Promotions');
+    const form = page.getByRole('form', { name: 'New promotion' });
+    await form.getByLabel('Code', { exact: true }).fill('BROWSER10');
+    await form.getByLabel('Description', { exact: true }).fill('Ten percent in the browser');
+    await form.getByRole('button', { name: 'Create promotion' }).click();
+    // Without a percent the API's 400 shows next to the field.
+    await form.locator('[aria-invalid="true"]').first().waitFor();
+    expect(
+      Number((await db.query("SELECT COUNT(*) AS n FROM promotions WHERE code = 'BROWSER10'"))[0].n),
+    ).toBe(0);
+    await form.getByLabel('Percent off', { exact: true }).fill('10');
+    await form.getByRole('button', { name: 'Create promotion' }).click();
+    await page.getByRole('status').filter({ hasText: 'Promotion BROWSER10 created.' }).waitFor();
+    await page
+      .getByRole('row')
+      .filter({ hasText: 'BROWSER10' })
+      .filter({ hasText: '10 % off the order' })
+      .waitFor();
+    const [stored] = await db.query(
+      "SELECT id, type, value, code_key FROM promotions WHERE code = 'BROWSER10'",
+    );
+    expect({ ...stored, value: Number(stored.value) }).toMatchObject({
+      type: 'percentage',
+      value: 10,
+      code_key: 'browser10',
+    });
+    await screenshot(page, 'promotions');
+
+    // A storefront: a guest cart through the SDK, the code in lower case.
+    const shop = createCommerceClient({ baseUrl: `${service.url}/api/v1`, tokens: memoryTokenStore() });
+    const product = (
+      await api()
+        .post('/api/v1/products')
+        .auth((await loginAdmin(service)).token, { type: 'bearer' })
+        .send({ name: 'Promo lamp', description: 'A lamp', price: 40, stock: 10, category_id: 1 })
+        .expect(201)
+    ).body.data;
+    const cart = await shop.data(shop.api.POST('/carts', {}));
+    const path = { params: { path: { id: cart.id } } };
+    await shop.data(
+      shop.api.POST('/carts/{id}/items', { ...path, body: { product_id: product.id, quantity: 2 } }),
+    );
+    await shop.data(
+      shop.api.PUT('/carts/{id}', {
+        ...path,
+        body: {
+          email: 'promo-browser@example.com',
+          shipping_address: { name: 'Ann', line1: '1 High St', city: 'London', country: 'GB' },
+        },
+      }),
+    );
+    const discounted = await shop.data(
+      shop.api.POST('/carts/{id}/discount-codes', { ...path, body: { code: 'browser10' } }),
+    );
+    expect(discounted).toMatchObject({ subtotal: 80, discount_total: 8, total: 72 });
+    const placed = await shop.data(
+      shop.api.POST('/carts/{id}/checkout', { ...path, body: { payment_method: 'bank_transfer' } }),
+    );
+    expect(placed.discounts).toEqual([
+      { promotion_id: stored.id, code: 'BROWSER10', description: 'Ten percent in the browser', amount: 8 },
+    ]);
+
+    // The order's page: the discount per line and in the totals.
+    await go(page, 'Orders');
+    await page.getByRole('link', { name: placed.order_number }).click();
+    await heading(page, `Order ${placed.order_number}`).waitFor();
+    const perLine = page.getByRole('table', { name: 'Discounts per line' });
+    const line = (await perLine.getByRole('row').nth(1).locator('th, td').allTextContents()).map((text) =>
+      text.trim(),
+    );
+    expect(line.slice(0, 2)).toEqual(['Promo lamp', 'BROWSER10: Ten percent in the browser']);
+    expect(line[2]).toContain('8');
+    await page.getByRole('rowheader', { name: 'Discount BROWSER10: Ten percent in the browser' }).waitFor();
+    await screenshot(page, 'order-discounts');
   });
 
   it('every other page, photographed with what the run made', async () => {

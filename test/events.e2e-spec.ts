@@ -299,6 +299,7 @@ describe('domain events through the outbox', () => {
         user: ownerOf(buyer),
         email: `${buyer.username}@example.com`,
         items,
+        discounts: [],
       });
       await eventually(() => seen.length > mark);
       expect(since(mark)).toEqual([{ type: 'order.created', data: payload(order) }]);

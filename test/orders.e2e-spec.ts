@@ -276,6 +276,7 @@ describe('orders', () => {
             user: ownerOf(other),
             email: `${other.username}@example.com`,
             items: [expect.objectContaining({ product_id: product.id, quantity: 1 })],
+            discounts: [],
           },
         },
       ]);
@@ -426,6 +427,7 @@ describe('orders', () => {
             user: ownerOf(buyer),
             email: `${buyer.username}@example.com`,
             items: [expect.objectContaining({ product_id: product.id, quantity: 4 })],
+            discounts: [],
           },
         },
       ]);

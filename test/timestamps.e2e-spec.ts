@@ -9,6 +9,7 @@ import { createProduct } from './support/products.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, TestApp } from './support/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import { applyCode, checkout, createPromotion, guestCart } from './support/promotions.js';
 
 /** A `WHERE` on the primary key of a row just created through the API. */
 type RowKey = Record<string, string | number>;
@@ -51,6 +52,7 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
   };
 
   // Creates one row of a table through the API, as a client would.
+  let codes = 0;
   const creators: Record<string, () => Promise<RowKey>> = {
     users: async () => ({ id: (await createAccount(t)).id }),
     // ends_at must come after starts_at: the generic creator would set both to now.
@@ -121,6 +123,29 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       return { id: res.body.data.id };
     },
     webhooks: async () => ({ id: await registerWebhook() }),
+    promotions: async () => {
+      const window = {
+        starts_at: new Date(Date.now() - 1000).toISOString(),
+        ends_at: new Date(Date.now() + 3600_000).toISOString(),
+      };
+      return { id: (await createPromotion(t, admin.token, { type: 'free_shipping', ...window })).id };
+    },
+    cart_discount_codes: async () => {
+      const product = await createProduct(t, admin.token);
+      const code = `STAMP${++codes}`;
+      await createPromotion(t, admin.token, { code, type: 'percentage', value: 5 });
+      const cart = await guestCart(t, [[product.id, 1]]);
+      await applyCode(t, cart, code).expect(201);
+      return { cart_id: cart.id };
+    },
+    promotion_usages: async () => {
+      const product = await createProduct(t, admin.token);
+      const code = `STAMP${++codes}`;
+      await createPromotion(t, admin.token, { code, type: 'percentage', value: 5 });
+      const cart = await guestCart(t, [[product.id, 1]]);
+      await applyCode(t, cart, code).expect(201);
+      return { order_id: (await checkout(t, cart).expect(201)).body.data.id };
+    },
     // Registration queues the verification e-mail; its job stores the token.
     account_tokens: async () => {
       const account = await createAccount(t);

@@ -354,7 +354,7 @@ describe('product options and variants', () => {
     );
   });
 
-  it('an order for a simple product runs as many statements as before variants, the region and the price lists (13 up to COMMIT)', async () => {
+  it('an order for a simple product runs as many statements as before variants, the region, the price lists and the promotions (14 up to COMMIT)', async () => {
     const product = await createProduct(t, admin.token, { stock: 5 });
     // The events before it dispatched, so that their statements are not counted.
     const undispatched = async () =>
@@ -367,9 +367,10 @@ describe('product options and variants', () => {
     await order([{ product_id: product.id, quantity: 1 }]).expect(201);
     const statements = logQuery.mock.calls.map(([sql]) => sql);
     logQuery.mockRestore();
-    // Session check, BEGIN, the region, take stock, names and prices, pending count, the price lists, order,
-    // items, the event's owner and items, the outbox row, COMMIT (the event's dispatch after the commit is not
-    // the order's). An order without taxes writes no tax line.
-    expect(statements.slice(0, statements.indexOf('COMMIT') + 1)).toHaveLength(13);
+    // Session check, BEGIN, the region, take stock, names and prices, pending count, the price lists, the
+    // automatic promotions, order, items, the event's owner and items, the outbox row, COMMIT (the event's dispatch
+    // after the commit is not the order's). An order without taxes or promotions writes no tax line and takes no
+    // use.
+    expect(statements.slice(0, statements.indexOf('COMMIT') + 1)).toHaveLength(14);
   });
 });

@@ -17,6 +17,7 @@ import {
   CheckoutDto,
   CreateCartDto,
   CreatedCartResponseDto,
+  DiscountCodeDto,
   UpdateCartDto,
   UpdateCartItemDto,
 } from './dto/cart.dto.js';
@@ -199,6 +200,50 @@ export class CartsController {
     @Headers('x-cart-token') token: string | undefined,
   ): Promise<CartResponseDto> {
     return this.carts.removeItem(id, parseId(itemId), { user, token });
+  }
+
+  @Post('carts/:id/discount-codes')
+  @OptionalAuth()
+  @ApiOperation({
+    summary: 'Put a discount code on the cart (any case)',
+    description:
+      'Answers the cart priced with it. A code that cannot apply now is a 400 on `code` naming the rule: ' +
+      'unknown, inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer, ' +
+      'notCombinable. A code already held is answered as it is. Stacking rules: docs/api.md#promotions.',
+  })
+  @ApiParam(CART_ID)
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto, { status: 201 })
+  @ApiErrors(400, 401, 404, 429, {
+    400: { field: 'code', rule: 'expired', message: 'code SUMMER10 has expired' },
+    404: NOT_FOUND,
+  })
+  addDiscountCode(
+    @Param('id') id: string,
+    @Body() dto: DiscountCodeDto,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.addDiscountCode(id, dto.code, { user, token });
+  }
+
+  @Delete('carts/:id/discount-codes/:code')
+  @OptionalAuth()
+  @ApiOperation({ summary: 'Take a discount code off the cart (any case)' })
+  @ApiParam(CART_ID)
+  @ApiParam({ name: 'code', schema: { type: 'string', maxLength: 64 } })
+  @ApiHeader(CART_TOKEN)
+  @ApiEnvelope(CartResponseDto)
+  @ApiErrors(401, 404, 429, {
+    404: 'Discount code SUMMER10 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10',
+  })
+  removeDiscountCode(
+    @Param('id') id: string,
+    @Param('code') code: string,
+    @CurrentUser() user: AuthUser | undefined,
+    @Headers('x-cart-token') token: string | undefined,
+  ): Promise<CartResponseDto> {
+    return this.carts.removeDiscountCode(id, code, { user, token });
   }
 
   @Post('carts/:id/gift-cards')

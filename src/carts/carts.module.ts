@@ -6,6 +6,7 @@ import { OrdersModule } from '../orders/orders.module.js';
 import { ShippingOptionsModule } from '../shipping-options/shipping-options.module.js';
 import { PricingModule } from '../pricing/pricing.module.js';
 import { PriceListPricesModule } from '../price-lists/price-list-prices.module.js';
+import { PromotionsModule } from '../promotions/promotions.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
 import { CartCleanup } from './cart-cleanup.js';
 import { Cart, CartItem } from './cart.entity.js';
@@ -22,6 +23,7 @@ import { CartsService } from './carts.service.js';
     PricingModule,
     PriceListPricesModule,
     GiftCardsModule,
+    PromotionsModule,
   ],
   controllers: [CartsController],
   providers: [CartsService, CartCleanup],

@@ -22,7 +22,13 @@ import { fromMinor, toMinor } from '../pricing/calculator.js';
 import { unitPriceIn } from '../pricing/currency-prices.js';
 import { DocumentPricing, type PricedQuote } from '../pricing/document-pricing.js';
 import { type ListedPrice, type PriceKey, PriceListPrices } from '../price-lists/price-list-prices.js';
-import { adjustmentResponse, documentTotals, taxLineResponse } from '../pricing/dto/priced.dto.js';
+import {
+  adjustmentResponse,
+  cartDiscountsResponse,
+  documentTotals,
+  taxLineResponse,
+} from '../pricing/dto/priced.dto.js';
+import { PromotionPricing } from '../promotions/promotion-pricing.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { taxAddressOf } from '../taxes/tax-provider.js';
 import { Cart, CartItem } from './cart.entity.js';
@@ -131,6 +137,7 @@ export class CartsService {
     private readonly pricing: DocumentPricing,
     private readonly priceLists: PriceListPrices,
     private readonly giftCards: GiftCardLedger,
+    private readonly promotions: PromotionPricing,
   ) {
     this.defaultCurrency = config.payments.currency;
   }
@@ -373,6 +380,23 @@ export class CartsService {
     });
   }
 
+  /**
+   * Puts a discount code on the cart (any case), in the cart's change transaction: the cart priced with it must
+   * apply it, else a 400 on `code` naming the rule and the cart is left as it was.
+   */
+  async addDiscountCode(id: string, code: string, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, async (tx, lines, cart) => {
+      const promotionId = await this.promotions.hold(tx, id, code);
+      const region = await this.regionOf(tx, cart);
+      const priced = await this.priceCart(tx, cart, lines, await this.shippingOf(tx, cart, region), region);
+      this.promotions.assertApplies(priced.quote.document, promotionId);
+    });
+  }
+
+  async removeDiscountCode(id: string, code: string, caller: CartCaller): Promise<CartResponseDto> {
+    return this.change(id, caller, (tx) => this.promotions.drop(tx, id, code));
+  }
+
   /** The active shipping options that ship to the cart's address (400 without an address). */
   async shippingOptions(id: string, caller: CartCaller): Promise<Paginated<ShippingOptionResponseDto>> {
     const cart = await this.findAccessible(this.carts.manager, id, caller);
@@ -447,6 +471,7 @@ export class CartsService {
         },
       );
       await this.giftCards.moveCartCards(tx, id, mine.id);
+      await this.promotions.moveCodes(tx, id, mine.id);
       await tx.delete(CartItem, { cartId: id });
       await tx.delete(Cart, { id });
       return mine.id;
@@ -619,11 +644,20 @@ export class CartsService {
       address: cart.shippingAddress === null ? null : taxAddressOf(cart.shippingAddress),
       customerId: cart.userId,
       cartId: cart.id,
+      email: cart.email,
       lines: lines.flatMap((line) => {
         const listed = unitPrices.get(line.id)!;
         return listed === null
           ? []
-          : [{ id: line.id, price: listed.price, quantity: line.quantity, taxClass: line.taxClass }];
+          : [
+              {
+                id: line.id,
+                productId: line.productId,
+                price: listed.price,
+                quantity: line.quantity,
+                taxClass: line.taxClass,
+              },
+            ];
       }),
       shipping:
         option === null
@@ -904,6 +938,7 @@ function toCartResponse(
     shipping_adjustments: document.shipping.adjustments.map((adjustment) =>
       adjustmentResponse(adjustment, currency),
     ),
+    discounts: cartDiscountsResponse(document.discounts, currency),
     shipping_address: cart.shippingAddress,
     email: cart.email,
     created_at: cart.createdAt.toISOString(),

@@ -17,6 +17,7 @@ import { ShippingOption } from '../shipping-options/shipping-option.entity.js';
 import { CustomerGroup, CustomerGroupMember } from '../customer-groups/customer-group.entity.js';
 import { PriceList, PriceListCustomerGroup, PriceListPrice } from '../price-lists/price-list.entity.js';
 import { GiftCard } from '../gift-cards/gift-card.entity.js';
+import { CartDiscountCode, Promotion, PromotionUsage } from '../promotions/promotion.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -47,4 +48,7 @@ export const entities: Array<new () => object> = [
   PriceListCustomerGroup,
   PriceListPrice,
   GiftCard,
+  Promotion,
+  CartDiscountCode,
+  PromotionUsage,
 ];

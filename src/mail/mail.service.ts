@@ -73,7 +73,10 @@ export class MailService implements OnModuleInit {
  * An order event as its e-mail needs it (the calculator's amounts, as the API shows them). It goes to the event's
  * `email`: a guest's (greeted by the shipping address's name), or the customer's.
  */
-function orderMail({ order, user, email, items }: OrderEventPayload): { to: string; order: OrderMailValues } {
+function orderMail({ order, user, email, items, discounts }: OrderEventPayload): {
+  to: string;
+  order: OrderMailValues;
+} {
   return {
     to: email ?? user!.email,
     order: {
@@ -95,6 +98,11 @@ function orderMail({ order, user, email, items }: OrderEventPayload): { to: stri
         quantity: item.quantity,
         price: item.price,
         lineTotal: item.line_total,
+      })),
+      discounts: (discounts ?? []).map((discount) => ({
+        code: discount.code,
+        description: discount.description,
+        amount: discount.amount,
       })),
     },
   };

@@ -78,6 +78,20 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly promotionUses = new Counter({
+    name: 'commerce_promotion_uses_total',
+    help: 'Promotion uses taken by placed orders (counted after the commit), by promotion type',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
+
+  readonly promotionRefusals = new Counter({
+    name: 'commerce_promotion_refusals_total',
+    help: 'Discount codes refused when put on a cart or at checkout, by rule',
+    labelNames: ['rule'] as const,
+    registers: [this.registry],
+  });
+
   readonly ordersExpired = new Counter({
     name: 'commerce_orders_expired_total',
     help: 'Pending unpaid orders cancelled after ORDER_PENDING_TTL; their stock went back',

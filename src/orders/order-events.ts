@@ -1,5 +1,6 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
 import type { OrderItemResponseDto, OrderResponseDto } from './dto/order.dto.js';
+import type { DiscountDto } from '../pricing/dto/priced.dto.js';
 
 export type { PaymentStatus } from './order-status.js';
 
@@ -33,6 +34,8 @@ export interface OrderEventPayload {
   email: string | null;
   /** The order's items as GET /orders/{id} shows them, with their tax lines and adjustments. */
   items: OrderItemResponseDto[];
+  /** The order's promotions as GET /orders/{id} shows them (absent in events stored before promotions). */
+  discounts?: DiscountDto[];
 }
 
 /**

@@ -114,4 +114,11 @@ export class OrderAdjustment {
 
   @Column({ name: 'amount_minor', type: 'bigint', transformer: bigintNumber })
   amountMinor: number;
+
+  /** The promotion that gave it (kept when the promotion is changed or deleted), and its description then. */
+  @Column({ name: 'promotion_id', type: 'integer', nullable: true })
+  promotionId: number | null;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  description: string | null;
 }

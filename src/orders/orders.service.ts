@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { EntityManager, FindOptionsWhere, LessThan, Raw, Repository } from 'typeorm';
+import { EntityManager, FindOptionsWhere, In, IsNull, LessThan, Not, Raw, Repository } from 'typeorm';
 import { type AuthUser, ownedBy } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
 import { containsPattern, LIKE_ESCAPE, pageWindow } from '../common/pagination.js';
@@ -33,6 +33,7 @@ import type { PricedDocument } from '../pricing/calculator.js';
 import { unitPriceIn } from '../pricing/currency-prices.js';
 import { DocumentPricing } from '../pricing/document-pricing.js';
 import { PriceListPrices } from '../price-lists/price-list-prices.js';
+import { storedDiscountsResponse } from '../pricing/dto/priced.dto.js';
 import { RegionDirectory, type RegionInfo } from '../regions/region-directory.js';
 import { type TaxAddress, taxAddressOf } from '../taxes/tax-provider.js';
 import {
@@ -290,8 +291,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       address: pricing.address,
       customerId: order.userId,
       cartId: order.cartId,
+      email: order.email,
+      placingOrderId: claimsFirst ? order.id : null,
       lines: reserved.map((line, i) => ({
         id: i,
+        productId: line.productId,
         price: unitPrices[i],
         quantity: items[i].quantity,
         taxClass: line.taxClass,
@@ -360,6 +364,8 @@ export class OrdersService implements OrderHistory, OnModuleInit {
         code: adjustment.code,
         source: adjustment.source,
         amountMinor: adjustment.amount,
+        promotionId: adjustment.promotionId ?? null,
+        description: adjustment.description ?? null,
       })),
     );
     if (taxLines.length > 0) await insertEntities(manager, OrderTaxLine, taxLines);
@@ -368,7 +374,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     order.adjustments = adjustments as OrderAdjustment[];
     await this.pricing.commit(
       manager,
-      { id: order.id, customerId: order.userId, cartId: order.cartId },
+      { id: order.id, customerId: order.userId, email: order.email, cartId: order.cartId },
       document,
     );
     order.giftCards = [];
@@ -399,8 +405,9 @@ export class OrdersService implements OrderHistory, OnModuleInit {
   }
 
   /**
-   * Every user's orders for the back office, each with its owner. Two statements whatever the page size: the
-   * count and the page, the owner joined in (offset/limit rather than skip/take, which would add a third).
+   * Every user's orders for the back office, each with its owner and discounts. Three statements whatever the page
+   * size: the count and the page, the owner joined in (offset/limit rather than skip/take, which would add one),
+   * and the page's promotion adjustments; one more for the gift cards when an order of the page was paid by one.
    */
   async listAll(query: AdminOrderListQueryDto): Promise<Paginated<AdminOrderResponseDto>> {
     const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
@@ -430,8 +437,25 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       .limit(pageSize);
     const [orders, total] = await qb.getManyAndCount();
     await this.withGiftCards(this.orders.manager, orders);
+    // The page's discounts in one more statement, whatever the page size.
+    const adjustments =
+      orders.length === 0
+        ? []
+        : await this.orders.manager.find(OrderAdjustment, {
+            where: { orderId: In(orders.map((order) => order.id)), promotionId: Not(IsNull()) },
+            order: { id: 'ASC' },
+          });
     return new Paginated(
-      orders.map((order) => ({ ...toOrderResponse(order), user: ownerOrGuest(order) })),
+      orders.map((order) => ({
+        ...toOrderResponse(order),
+        user: ownerOrGuest(order),
+        discounts: storedDiscountsResponse(
+          adjustments
+            .filter((adjustment) => adjustment.orderId === order.id)
+            .map((adjustment) => ({ ...adjustment, amount: adjustment.amountMinor })),
+          order.currencyCode,
+        ),
+      })),
       total,
       page,
       pageSize,
@@ -720,12 +744,14 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     order.items = items ?? order.items ?? (await this.itemsOf(tx, order.id));
     if (order.taxLines === undefined || order.adjustments === undefined)
       await this.withCalculation(tx, order);
+    const detail = toOrderDetail(order);
     const payload: OrderEventPayload = {
       userId: order.userId,
       order: toOrderResponse(order),
       user,
       email: order.email ?? user?.email ?? null,
-      items: toOrderDetail(order).items,
+      items: detail.items,
+      discounts: detail.discounts,
     };
     if (previous === null) {
       await this.events.publish(tx, 'order.created', payload);

@@ -24,6 +24,8 @@ export interface TaxTarget {
 
 export interface PricingLine {
   id: number | string;
+  /** The product the line sells (what promotions' product and category conditions match). */
+  productId?: number;
   /** The unit price in minor units (what the shopper pays for one unit, with or without tax per the region). */
   price: number;
   quantity: number;
@@ -38,6 +40,24 @@ export interface Adjustment {
   code: string;
   /** The adjuster that gave it (its name). */
   source: string;
+  /** The promotion that gave it, when an adjuster gives promotions' discounts. */
+  promotionId?: number | null;
+  /** What the shopper is told of it (the promotion's description). */
+  description?: string;
+}
+
+/**
+ * A promotion a document holds or is given, as carts and orders list it: its amount is what its adjustments
+ * took (0 when it does not apply), `refusal` the rule it fails (null when it applies).
+ */
+export interface DocumentDiscount {
+  promotionId: number;
+  code: string | null;
+  description: string;
+  amount: number;
+  applies: boolean;
+  refusal: string | null;
+  source: string;
 }
 
 /** What an adjuster sees: the lines with what is still left of each after the adjusters before it. */
@@ -51,6 +71,11 @@ export interface AdjusterInput {
 export interface Adjuster {
   readonly name: string;
   adjust(input: AdjusterInput): Array<Omit<Adjustment, 'source'>>;
+  /**
+   * After `adjust`: the promotions it considered that the document lists (what it gave, and the codes it holds
+   * that gave nothing, with the rule they fail). The calculator adds each one's amount.
+   */
+  considered?(): Array<Omit<DocumentDiscount, 'amount' | 'source'>>;
 }
 
 export interface PricingInput {
@@ -109,6 +134,8 @@ export interface PricedDocument {
   giftCardTotal: number;
   total: number;
   amountDue: number;
+  /** The promotions the document lists, each with what it took. */
+  discounts: DocumentDiscount[];
 }
 
 /** Rates are kept exact as integers of 1/10 000 percent. */
@@ -167,6 +194,7 @@ export function priceDocument(input: PricingInput): PricedDocument {
   });
   const shippingAmount = input.shipping?.amount ?? 0;
   const shipping = { amount: shippingAmount, remaining: shippingAmount, adjustments: [] as Adjustment[] };
+  const discounts: DocumentDiscount[] = [];
 
   // The discount stage: each adjuster sees what the ones before it left, and never takes a line below zero.
   for (const adjuster of input.adjusters ?? []) {
@@ -183,6 +211,16 @@ export function priceDocument(input: PricingInput): PricedDocument {
       if (amount === 0) continue;
       target.remaining -= amount;
       target.adjustments.push({ ...adjustment, source: adjuster.name, amount });
+    }
+    const given = [...lines.flatMap((line) => line.adjustments), ...shipping.adjustments].filter(
+      (adjustment) => adjustment.source === adjuster.name,
+    );
+    for (const considered of adjuster.considered?.() ?? []) {
+      discounts.push({
+        ...considered,
+        source: adjuster.name,
+        amount: amountOf(given, considered.promotionId),
+      });
     }
   }
 
@@ -239,7 +277,16 @@ export function priceDocument(input: PricingInput): PricedDocument {
     giftCardTotal,
     total,
     amountDue: total - giftCardTotal,
+    discounts,
   };
+}
+
+/** What a promotion's adjustments took, in minor units (a stored order's as a priced document's). */
+export function amountOf(
+  adjustments: ReadonlyArray<{ promotionId?: number | null; amount: number }>,
+  promotionId: number,
+): number {
+  return sum(adjustments.filter((adjustment) => adjustment.promotionId === promotionId).map((a) => a.amount));
 }
 
 const minorUnitsByCurrency = new Map<string, number>();

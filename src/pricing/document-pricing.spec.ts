@@ -120,7 +120,7 @@ describe('DocumentPricing', () => {
     const calls: string[] = [];
     const pricing = new DocumentPricing(new TenPercent(), [hundredOff(calls)], []);
     const { document } = await pricing.price(manager, doc);
-    await pricing.commit(tx, { id: 41, customerId: 7, cartId: null }, document);
+    await pricing.commit(tx, { id: 41, customerId: 7, email: null, cartId: null }, document);
     await pricing.release(tx, 41);
     expect(calls).toEqual(['commit 41 100,100', 'release 41']);
   });
@@ -137,7 +137,7 @@ describe('DocumentPricing', () => {
     expect([document.total, document.taxTotal, document.giftCardTotal, document.amountDue]).toEqual([
       3190, 290, 3190, 0,
     ]);
-    await pricing.commit(tx, { id: 41, customerId: 7, cartId: 'c' }, document);
+    await pricing.commit(tx, { id: 41, customerId: 7, email: null, cartId: 'c' }, document);
     await pricing.release(tx, 41);
     expect(calls).toEqual([
       'a commit 41 3190 took 1000',
@@ -152,7 +152,9 @@ describe('DocumentPricing', () => {
     const pricing = new DocumentPricing(new TenPercent(), [], [tender('a', 1000, calls, 600)]);
     const { document } = await pricing.price(manager, doc);
     expect(document.amountDue).toBe(2190);
-    await expect(pricing.commit(tx, { id: 41, customerId: 7, cartId: 'c' }, document)).rejects.toMatchObject({
+    await expect(
+      pricing.commit(tx, { id: 41, customerId: 7, email: null, cartId: 'c' }, document),
+    ).rejects.toMatchObject({
       status: 400,
     });
   });

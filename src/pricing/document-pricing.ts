@@ -4,7 +4,7 @@ import { fieldError } from '../common/validation.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { RegionInfo } from '../regions/region-directory.js';
 import { type TaxAddress, TaxProvider, TaxProviderError, type TaxQuery } from '../taxes/tax-provider.js';
-import { PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
+import { type OrderTaking, PRICING_ADJUSTERS, type PricingAdjuster } from './adjusters.js';
 import { type Adjuster, type PricedDocument, type PricingLine, priceDocument } from './calculator.js';
 import { PRICING_TENDERS, type PricingTender } from './tenders.js';
 
@@ -14,6 +14,10 @@ export interface DocumentToPrice {
   address: TaxAddress | null;
   customerId: number | null;
   cartId: string | null;
+  /** The cart's or order's e-mail (null: none yet, or a customer's). */
+  email?: string | null;
+  /** The order being placed, when it is written before it is priced. */
+  placingOrderId?: number | null;
   lines: PricingLine[];
   shipping: { amount: number; taxClass: string } | null;
 }
@@ -43,6 +47,8 @@ export class DocumentPricing {
       regionId: region.id,
       customerId: doc.customerId,
       cartId: doc.cartId,
+      email: doc.email ?? null,
+      placingOrderId: doc.placingOrderId ?? null,
       lines: doc.lines,
     };
     const adjusters: Adjuster[] = [];
@@ -114,17 +120,14 @@ export class DocumentPricing {
    * Lets every adjuster take what it gave the order, then the tenders what they pay of it, each what the ones
    * before left of `giftCardTotal` (inside the placing transaction).
    */
-  async commit(
-    tx: Tx,
-    order: { id: number; customerId: number | null; cartId: string | null },
-    document: PricedDocument,
-  ) {
+  async commit(tx: Tx, order: OrderTaking & { cartId: string | null }, document: PricedDocument) {
     const given = [...document.lines.flatMap((line) => line.adjustments), ...document.shipping.adjustments];
     for (const adjuster of this.adjusters) {
       await adjuster.commit?.(
         tx,
         order,
         given.filter((adjustment) => adjustment.source === adjuster.name),
+        document.discounts.filter((discount) => discount.source === adjuster.name),
       );
     }
     let left = document.giftCardTotal;

@@ -21,6 +21,7 @@ import { WebhooksPage } from './pages/WebhooksPage';
 import { RegionsPage } from './pages/RegionsPage';
 import { TaxRatesPage } from './pages/TaxRatesPage';
 import { GiftCardsPage } from './pages/GiftCardsPage';
+import { PromotionsPage } from './pages/PromotionsPage';
 
 type User = Schemas['UserResponseDto'];
 
@@ -36,6 +37,7 @@ const sections = [
   { to: '/regions', label: 'Regions', routes: ['regions'] },
   { to: '/tax-rates', label: 'Tax rates', routes: ['tax-rates'] },
   { to: '/gift-cards', label: 'Gift cards', routes: ['gift-cards'] },
+  { to: '/promotions', label: 'Promotions', routes: ['promotions'] },
   { to: '/webhooks', label: 'Webhooks', routes: ['webhooks'] },
 ];
 
@@ -69,6 +71,8 @@ function PageOf({ route }: { route: Route }) {
       return <TaxRatesPage />;
     case 'gift-cards':
       return <GiftCardsPage />;
+    case 'promotions':
+      return <PromotionsPage />;
     case 'webhooks':
       return <WebhooksPage />;
     default:

@@ -30,6 +30,7 @@ export type Route =
   | { name: 'regions' }
   | { name: 'tax-rates' }
   | { name: 'gift-cards' }
+  | { name: 'promotions' }
   | { name: 'webhooks' }
   | { name: 'not-found' };
 
@@ -47,6 +48,7 @@ const fixed: Record<string, Route> = {
   '/regions': { name: 'regions' },
   '/tax-rates': { name: 'tax-rates' },
   '/gift-cards': { name: 'gift-cards' },
+  '/promotions': { name: 'promotions' },
   '/webhooks': { name: 'webhooks' },
 };
 

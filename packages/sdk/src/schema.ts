@@ -528,6 +528,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/promotions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List promotions (admin)
+         * @description Newest first.
+         */
+        get: operations["PromotionsController_list"];
+        put?: never;
+        /**
+         * Create a promotion (admin)
+         * @description A discount code (`code`, unique ignoring case: 400 `code`/`unique`) or, without one, an automatic promotion. percentage and fixed need `value` (fixed also `currency_code`), buy_x_get_y its `buy_x_get_y`; the stacking rules are in docs/api.md#promotions.
+         */
+        post: operations["PromotionsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/promotions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a promotion (admin) */
+        get: operations["PromotionsController_get"];
+        /**
+         * Update a promotion (admin)
+         * @description Partial: only the fields sent change (`conditions` field by field); null sets a nullable field back. `used_count` is not writable.
+         */
+        put: operations["PromotionsController_update"];
+        post?: never;
+        /**
+         * Delete a promotion (admin)
+         * @description Carts lose the code; orders keep their discounts as they were placed.
+         */
+        delete: operations["PromotionsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sessions": {
         parameters: {
             query?: never;
@@ -1138,6 +1187,43 @@ export interface paths {
         post?: never;
         /** Remove a line */
         delete: operations["CartsController_removeItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/discount-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a discount code on the cart (any case)
+         * @description Answers the cart priced with it. A code that cannot apply now is a 400 on `code` naming the rule: unknown, inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer, notCombinable. A code already held is answered as it is. Stacking rules: docs/api.md#promotions.
+         */
+        post: operations["CartsController_addDiscountCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/discount-codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a discount code off the cart (any case) */
+        delete: operations["CartsController_removeDiscountCode"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2180,6 +2266,268 @@ export interface components {
              */
             is_active?: boolean;
         };
+        PromotionConditionsResponseDto: {
+            /** @example 50 */
+            min_subtotal: number | null;
+            /**
+             * @example [
+             *       12
+             *     ]
+             */
+            product_ids: number[] | null;
+            /**
+             * @example [
+             *       3
+             *     ]
+             */
+            category_ids: number[] | null;
+            /**
+             * @example [
+             *       2
+             *     ]
+             */
+            customer_group_ids: number[] | null;
+            /** @example false */
+            first_order_only: boolean;
+        };
+        BuyXGetYResponseDto: {
+            /** @example 2 */
+            buy_quantity: number;
+            /** @example 1 */
+            get_quantity: number;
+            /** @example 100 */
+            get_percentage: number;
+        };
+        PromotionResponseDto: {
+            /** @example 5 */
+            id: number;
+            /**
+             * @description null: automatic
+             * @example SUMMER10
+             */
+            code: string | null;
+            /** @example 10 % off everything */
+            description: string;
+            /**
+             * @example percentage
+             * @enum {string}
+             */
+            type: "percentage" | "fixed" | "free_shipping" | "buy_x_get_y";
+            /** @example 10 */
+            value: number | null;
+            /** @example null */
+            currency_code: string | null;
+            /**
+             * @example order
+             * @enum {string}
+             */
+            target: "order" | "items";
+            conditions: components["schemas"]["PromotionConditionsResponseDto"];
+            buy_x_get_y: components["schemas"]["BuyXGetYResponseDto"] | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            starts_at: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            ends_at: string | null;
+            /** @example 100 */
+            usage_limit: number | null;
+            /** @example 1 */
+            usage_limit_per_customer: number | null;
+            /** @example true */
+            combinable: boolean;
+            /** @example true */
+            is_active: boolean;
+            /**
+             * @description Uses by placed orders not cancelled
+             * @example 3
+             */
+            used_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        PromotionConditionsDto: {
+            /**
+             * @description The cart's subtotal (before discounts) must reach this, in its currency's major units
+             * @example 50
+             */
+            min_subtotal?: number | null;
+            /**
+             * @description Only lines of these products are discounted (and count)
+             * @example [
+             *       12
+             *     ]
+             */
+            product_ids?: number[] | null;
+            /**
+             * @description Only lines of products in these categories or their subcategories
+             * @example [
+             *       12
+             *     ]
+             */
+            category_ids?: number[] | null;
+            /**
+             * @description Only customers of one of these groups
+             * @example [
+             *       12
+             *     ]
+             */
+            customer_group_ids?: number[] | null;
+            /**
+             * @description Only when the account and the e-mail have no earlier order that was not cancelled
+             * @example false
+             */
+            first_order_only?: boolean;
+        };
+        BuyXGetYDto: {
+            /** @example 2 */
+            buy_quantity: number;
+            /** @example 1 */
+            get_quantity: number;
+            /**
+             * @description Percent off each unit got (default 100: free)
+             * @example 100
+             */
+            get_percentage?: number;
+        };
+        CreatePromotionDto: {
+            /**
+             * @description Letters, digits, - and _; unique ignoring case. null or absent: an automatic promotion
+             * @example SUMMER10
+             */
+            code?: string | null;
+            /** @example 10 % off everything */
+            description?: string;
+            /**
+             * @example percentage
+             * @enum {string}
+             */
+            type: "percentage" | "fixed" | "free_shipping" | "buy_x_get_y";
+            /**
+             * @description percentage: percent (0-100, up to 4 decimals); fixed: the amount in currency_code; null for the others
+             * @example 10
+             */
+            value?: number | null;
+            /**
+             * @description fixed only (required there): lower-case ISO 4217; it does not apply to carts in another
+             * @example eur
+             */
+            currency_code?: string | null;
+            /**
+             * @description percentage and fixed: order (off the eligible lines together, spread over them) or items (off each eligible line; fixed: per unit). Default: order
+             * @example order
+             * @enum {string}
+             */
+            target?: "order" | "items";
+            conditions?: components["schemas"]["PromotionConditionsDto"];
+            /** @description Required for buy_x_get_y (its units are those the product and category conditions allow) */
+            buy_x_get_y?: components["schemas"]["BuyXGetYDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            ends_at?: string | null;
+            /**
+             * @description Uses in all
+             * @example 100
+             */
+            usage_limit?: number | null;
+            /**
+             * @description Uses per customer: by account, a guest's by e-mail (counting for the account with that e-mail)
+             * @example 1
+             */
+            usage_limit_per_customer?: number | null;
+            /**
+             * @description false: applies only alone, when it is the best deal for the shopper (default true)
+             * @example true
+             */
+            combinable?: boolean;
+            /**
+             * @description Default true
+             * @example true
+             */
+            is_active?: boolean;
+        };
+        UpdatePromotionDto: {
+            /**
+             * @description Letters, digits, - and _; unique ignoring case. null or absent: an automatic promotion
+             * @example SUMMER10
+             */
+            code?: string | null;
+            /** @example 10 % off everything */
+            description?: string;
+            /**
+             * @example percentage
+             * @enum {string}
+             */
+            type?: "percentage" | "fixed" | "free_shipping" | "buy_x_get_y";
+            /**
+             * @description percentage: percent (0-100, up to 4 decimals); fixed: the amount in currency_code; null for the others
+             * @example 10
+             */
+            value?: number | null;
+            /**
+             * @description fixed only (required there): lower-case ISO 4217; it does not apply to carts in another
+             * @example eur
+             */
+            currency_code?: string | null;
+            /**
+             * @description percentage and fixed: order (off the eligible lines together, spread over them) or items (off each eligible line; fixed: per unit). Default: order
+             * @example order
+             * @enum {string}
+             */
+            target?: "order" | "items";
+            conditions?: components["schemas"]["PromotionConditionsDto"];
+            /** @description Required for buy_x_get_y (its units are those the product and category conditions allow) */
+            buy_x_get_y?: components["schemas"]["BuyXGetYDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-12-01T00:00:00.000Z
+             */
+            starts_at?: string | null;
+            /**
+             * Format: date-time
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            ends_at?: string | null;
+            /**
+             * @description Uses in all
+             * @example 100
+             */
+            usage_limit?: number | null;
+            /**
+             * @description Uses per customer: by account, a guest's by e-mail (counting for the account with that e-mail)
+             * @example 1
+             */
+            usage_limit_per_customer?: number | null;
+            /**
+             * @description false: applies only alone, when it is the best deal for the shopper (default true)
+             * @example true
+             */
+            combinable?: boolean;
+            /**
+             * @description Default true
+             * @example true
+             */
+            is_active?: boolean;
+        };
         SessionResponseDto: {
             /**
              * Format: uuid
@@ -3019,12 +3367,19 @@ export interface components {
         };
         AdjustmentDto: {
             /**
-             * @description What gave the discount (a promotion code)
+             * @description What gave the discount (a promotion's code; '' for an automatic promotion)
              * @example SUMMER10
              */
             code: string;
             /** @example 2 */
             amount: number;
+            /**
+             * @description The promotion that gave it
+             * @example 5
+             */
+            promotion_id: number | null;
+            /** @example 10 % off everything */
+            description: string | null;
         };
         OrderItemResponseDto: {
             /**
@@ -3085,6 +3440,22 @@ export interface components {
              * @example 59.97
              */
             line_total: number;
+        };
+        DiscountDto: {
+            /** @example 5 */
+            promotion_id: number;
+            /**
+             * @description null: automatic
+             * @example SUMMER10
+             */
+            code: string | null;
+            /** @example 10 % off everything */
+            description: string;
+            /**
+             * @description Σ its adjustments (0 when it does not apply)
+             * @example 5.99
+             */
+            amount: number;
         };
         OrderOwnerDto: {
             /** @example 7 */
@@ -3193,6 +3564,8 @@ export interface components {
              */
             updated_at: string;
             items: components["schemas"]["OrderItemResponseDto"][];
+            /** @description The order's promotions, each with what it took (the lines' adjustments tell each line's share) */
+            discounts: components["schemas"]["DiscountDto"][];
             /** @description The shipping's taxes */
             shipping_tax_lines: components["schemas"]["TaxLineDto"][];
             /** @description The shipping's discounts */
@@ -3317,6 +3690,8 @@ export interface components {
             updated_at: string;
             /** @description null for a guest's order (see email) */
             user: components["schemas"]["OrderOwnerDto"] | null;
+            /** @description The order's promotions, each with what it took */
+            discounts: components["schemas"]["DiscountDto"][];
         };
         PaymentMethodsResponseDto: {
             payment_methods: ("credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery")[];
@@ -3511,6 +3886,29 @@ export interface components {
              */
             price: number;
         };
+        CartDiscountDto: {
+            /** @example 5 */
+            promotion_id: number;
+            /**
+             * @description null: automatic
+             * @example SUMMER10
+             */
+            code: string | null;
+            /** @example 10 % off everything */
+            description: string;
+            /**
+             * @description Σ its adjustments (0 when it does not apply)
+             * @example 5.99
+             */
+            amount: number;
+            /** @example true */
+            applies: boolean;
+            /**
+             * @description Why it does not apply: inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer or notCombinable (checkout is refused with it until the code is removed)
+             * @example null
+             */
+            refusal: string | null;
+        };
         CreatedCartResponseDto: {
             /**
              * @description Lower-case ISO 4217: every amount is in this currency
@@ -3585,6 +3983,8 @@ export interface components {
             shipping_tax_lines: components["schemas"]["TaxLineDto"][];
             /** @description The shipping's discounts */
             shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
             shipping_address: components["schemas"]["AddressFieldsDto"] | null;
             /** @example guest@example.com */
             email: string | null;
@@ -3685,6 +4085,8 @@ export interface components {
             shipping_tax_lines: components["schemas"]["TaxLineDto"][];
             /** @description The shipping's discounts */
             shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
             shipping_address: components["schemas"]["AddressFieldsDto"] | null;
             /** @example guest@example.com */
             email: string | null;
@@ -3781,6 +4183,13 @@ export interface components {
         UpdateCartItemDto: {
             /** @example 3 */
             quantity: number;
+        };
+        DiscountCodeDto: {
+            /**
+             * @description A promotion code, in any case
+             * @example summer10
+             */
+            code: string;
         };
         ApplyGiftCardDto: {
             /**
@@ -10223,6 +10632,852 @@ export interface operations {
                      *       "message": "Not Found",
                      *       "data": {
                      *         "details": "Gift card 4 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PromotionsController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["PromotionResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "page must not be less than 1",
+                     *         "errors": [
+                     *           {
+                     *             "field": "page",
+                     *             "rule": "min",
+                     *             "message": "page must not be less than 1"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PromotionsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePromotionDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["PromotionResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "currency_code is required for a fixed promotion",
+                     *         "errors": [
+                     *           {
+                     *             "field": "currency_code",
+                     *             "rule": "required",
+                     *             "message": "currency_code is required for a fixed promotion"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PromotionsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["PromotionResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "id must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "id",
+                     *             "rule": "isInt",
+                     *             "message": "id must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Promotion 5 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PromotionsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdatePromotionDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["PromotionResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "currency_code is required for a fixed promotion",
+                     *         "errors": [
+                     *           {
+                     *             "field": "currency_code",
+                     *             "rule": "required",
+                     *             "message": "currency_code is required for a fixed promotion"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Promotion 5 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PromotionsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        /**
+                         * @description Always null
+                         * @example null
+                         * @enum {object|null}
+                         */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "id must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "id",
+                     *             "rule": "isInt",
+                     *             "message": "id must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Promotion 5 not found"
                      *       }
                      *     }
                      */
@@ -17526,6 +18781,294 @@ export interface operations {
             };
         };
     };
+    CartsController_addDiscountCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiscountCodeDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "code SUMMER10 has expired",
+                     *         "errors": [
+                     *           {
+                     *             "field": "code",
+                     *             "rule": "expired",
+                     *             "message": "code SUMMER10 has expired"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_removeDiscountCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Discount code SUMMER10 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     CartsController_applyGiftCard: {
         parameters: {
             query?: never;
@@ -20908,6 +22451,8 @@ export const headerParameters: Record<string, readonly string[] | undefined> = {
     "POST /carts/{id}/items": ["X-Cart-Token"],
     "PUT /carts/{id}/items/{itemId}": ["X-Cart-Token"],
     "DELETE /carts/{id}/items/{itemId}": ["X-Cart-Token"],
+    "POST /carts/{id}/discount-codes": ["X-Cart-Token"],
+    "DELETE /carts/{id}/discount-codes/{code}": ["X-Cart-Token"],
     "POST /carts/{id}/gift-cards": ["X-Cart-Token"],
     "DELETE /carts/{id}/gift-cards/{giftCardId}": ["X-Cart-Token"],
     "POST /carts/{id}/claim": ["X-Cart-Token"],

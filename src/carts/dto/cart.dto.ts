@@ -1,5 +1,6 @@
 import {
   AdjustmentDto,
+  CartDiscountDto,
   DocumentTotalsDto,
   LineAmountsDto,
   TaxLineDto,
@@ -126,6 +127,13 @@ export class CheckoutDto {
   email?: string;
 }
 
+export class DiscountCodeDto {
+  @ApiProperty({ maxLength: 64, example: 'summer10', description: 'A promotion code, in any case' })
+  @IsString()
+  @CodePointLength(1, 64)
+  code: string;
+}
+
 export const CART_PROBLEMS = ['price_changed', 'insufficient_stock', 'unavailable', 'no_price'] as const;
 export type CartProblemCode = (typeof CART_PROBLEMS)[number];
 
@@ -198,6 +206,12 @@ export class CartResponseDto extends DocumentTotalsDto {
   @ApiProperty({ type: [TaxLineDto], description: "The shipping's taxes" }) shipping_tax_lines: TaxLineDto[];
   @ApiProperty({ type: [AdjustmentDto], description: "The shipping's discounts" })
   shipping_adjustments: AdjustmentDto[];
+  @ApiProperty({
+    type: [CartDiscountDto],
+    description:
+      'The codes the cart holds (also those that do not apply now) and the automatic promotions it gets',
+  })
+  discounts: CartDiscountDto[];
   @ApiProperty({ type: AddressFieldsDto, nullable: true }) shipping_address: ShippingAddressDetails | null;
   @ApiProperty({ type: 'string', nullable: true, example: 'guest@example.com' }) email: string | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;

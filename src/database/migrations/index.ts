@@ -27,6 +27,7 @@ import { AddRefundRequestHash1763802800000 } from './1763802800000-add-refund-re
 import { CreateRegionsAndTaxes1763802900000 } from './1763802900000-create-regions-and-taxes.js';
 import { CreateCustomerGroups1763803000000 } from './1763803000000-create-customer-groups.js';
 import { CreatePriceLists1763803100000 } from './1763803100000-create-price-lists.js';
+import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 
 // Migrations in the order they apply; a new migration is appended here.
@@ -58,5 +59,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateRegionsAndTaxes1763802900000,
   CreateCustomerGroups1763803000000,
   CreatePriceLists1763803100000,
+  CreatePromotions1763803200000,
   CreateGiftCards1763803300000,
 ];

@@ -16,13 +16,23 @@ export interface OrderMailValues {
   paymentMethod: string;
   shippingAddress: string;
   items: Array<{ productName: string; quantity: number; price: number; lineTotal: number }>;
+  /** The order's promotions: a line each (their amounts add up to discountTotal). */
+  discounts: Array<{ code: string | null; description: string; amount: number }>;
 }
 
 /** The summary rows under the lines: subtotal, discounts, shipping, taxes, total (the zero ones left out). */
 function summaryOf(order: OrderMailValues): Array<[string, string]> {
   const amount = (value: number) => money(value, order.currency);
   const rows: Array<[string, string]> = [['Subtotal', amount(order.subtotal)]];
-  if (order.discountTotal > 0) rows.push(['Discount', `-${amount(order.discountTotal)}`]);
+  for (const discount of order.discounts) {
+    if (discount.amount === 0) continue;
+    const name = [discount.code, discount.description].filter((part) => part).join(': ');
+    rows.push([name === '' ? 'Discount' : `Discount ${name}`, `-${amount(discount.amount)}`]);
+  }
+  // An order whose discounts are not itemised (none of its adjustments names a promotion).
+  if (order.discountTotal > 0 && order.discounts.length === 0) {
+    rows.push(['Discount', `-${amount(order.discountTotal)}`]);
+  }
   rows.push(['Shipping', amount(order.shippingTotal)]);
   if (order.taxTotal > 0)
     rows.push([order.pricesIncludeTax ? 'Included tax' : 'Tax', amount(order.taxTotal)]);

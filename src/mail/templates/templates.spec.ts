@@ -14,6 +14,7 @@ const order: OrderMailValues = {
   pricesIncludeTax: false,
   subtotal: 60.17,
   discountTotal: 0,
+  discounts: [],
   shippingTotal: 0,
   taxTotal: 0,
   giftCardTotal: 0,
@@ -51,6 +52,22 @@ describe('html template', () => {
 });
 
 describe('mail templates', () => {
+  it('order confirmation has a line per discount, named by its code and description', () => {
+    const mail = orderConfirmation({
+      ...order,
+      discountTotal: 12,
+      total: 48.17,
+      amountDue: 48.17,
+      discounts: [
+        { code: 'TENOFF', description: '10 off', amount: 10 },
+        { code: null, description: 'Launch week', amount: 2 },
+      ],
+    });
+    expect(mail.text).toContain('Discount TENOFF: 10 off: -$10.00');
+    expect(mail.text).toContain('Discount Launch week: -$2.00');
+    expect(mail.html).toContain('Discount TENOFF: 10 off');
+  });
+
   it('order confirmation lists each item with quantity, price and subtotal, and the total, in both parts', () => {
     const mail = orderConfirmation(order);
     expect(mail.subject).toBe('Your order ORD-20261125-ABCD1234');

@@ -22,8 +22,10 @@ import { fromMinor } from '../../pricing/calculator.js';
 import {
   AdjustmentDto,
   adjustmentResponse,
+  DiscountDto,
   DocumentTotalsDto,
   LineAmountsDto,
+  storedDiscountsResponse,
   TaxLineDto,
   taxLineResponse,
 } from '../../pricing/dto/priced.dto.js';
@@ -227,6 +229,8 @@ export class OrderOwnerDto {
 export class AdminOrderResponseDto extends OrderResponseDto {
   @ApiProperty({ type: OrderOwnerDto, nullable: true, description: "null for a guest's order (see email)" })
   user: OrderOwnerDto | null;
+  @ApiProperty({ type: [DiscountDto], description: "The order's promotions, each with what it took" })
+  discounts: DiscountDto[];
 }
 
 export class OrderItemResponseDto extends LineAmountsDto {
@@ -265,6 +269,12 @@ export class OrderItemResponseDto extends LineAmountsDto {
 
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
+  @ApiProperty({
+    type: [DiscountDto],
+    description:
+      "The order's promotions, each with what it took (the lines' adjustments tell each line's share)",
+  })
+  discounts: DiscountDto[];
   @ApiProperty({ type: [TaxLineDto], description: "The shipping's taxes" }) shipping_tax_lines: TaxLineDto[];
   @ApiProperty({ type: [AdjustmentDto], description: "The shipping's discounts" })
   shipping_adjustments: AdjustmentDto[];
@@ -359,9 +369,7 @@ function storedCalculationOf(
       .map((line) => taxLineResponse({ ...line, amount: line.amountMinor }, currency)),
     adjustments: adjustments
       .filter((adjustment) => adjustment.orderItemId === orderItemId)
-      .map((adjustment) =>
-        adjustmentResponse({ code: adjustment.code, amount: adjustment.amountMinor }, currency),
-      ),
+      .map((adjustment) => adjustmentResponse({ ...adjustment, amount: adjustment.amountMinor }, currency)),
   };
 }
 
@@ -373,6 +381,10 @@ export function toOrderDetail(order: Order): OrderDetailResponseDto {
   return {
     ...toOrderResponse(order),
     items: order.items.map((item) => toOrderItemResponse(item, order.currencyCode, taxLines, adjustments)),
+    discounts: storedDiscountsResponse(
+      adjustments.map((adjustment) => ({ ...adjustment, amount: adjustment.amountMinor })),
+      order.currencyCode,
+    ),
     shipping_tax_lines: shipping.tax_lines,
     shipping_adjustments: shipping.adjustments,
   };

@@ -1,5 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { fromMinor, type PricedDocument, type TaxLine } from '../calculator.js';
+import {
+  amountOf,
+  type DocumentDiscount,
+  fromMinor,
+  type PricedDocument,
+  type TaxLine,
+} from '../calculator.js';
 
 export class TaxLineDto {
   @ApiProperty({ example: 'DE-VAT' }) code: string;
@@ -13,9 +19,39 @@ export class TaxLineDto {
 }
 
 export class AdjustmentDto {
-  @ApiProperty({ example: 'SUMMER10', description: 'What gave the discount (a promotion code)' })
+  @ApiProperty({
+    example: 'SUMMER10',
+    description: "What gave the discount (a promotion's code; '' for an automatic promotion)",
+  })
   code: string;
   @ApiProperty({ example: 2 }) amount: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 5, description: 'The promotion that gave it' })
+  promotion_id: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: '10 % off everything' })
+  description: string | null;
+}
+
+/** A promotion of a document: what it took off the lines and the shipping together. */
+export class DiscountDto {
+  @ApiProperty({ type: 'integer', example: 5 }) promotion_id: number;
+  @ApiProperty({ type: 'string', nullable: true, example: 'SUMMER10', description: 'null: automatic' })
+  code: string | null;
+  @ApiProperty({ example: '10 % off everything' }) description: string;
+  @ApiProperty({ example: 5.99, description: 'Σ its adjustments (0 when it does not apply)' }) amount: number;
+}
+
+/** A promotion of a cart: a code it holds also when it does not apply now (`applies` false, `refusal` why). */
+export class CartDiscountDto extends DiscountDto {
+  @ApiProperty({ example: true }) applies: boolean;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: null,
+    description:
+      'Why it does not apply: inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, ' +
+      'usageLimitPerCustomer or notCombinable (checkout is refused with it until the code is removed)',
+  })
+  refusal: string | null;
 }
 
 /** A line's share of the calculation (cart lines and order items). */
@@ -74,10 +110,54 @@ export function taxLineResponse(line: TaxLine, currency: string): TaxLineDto {
 }
 
 export function adjustmentResponse(
-  adjustment: { code: string; amount: number },
+  adjustment: { code: string; amount: number; promotionId?: number | null; description?: string | null },
   currency: string,
 ): AdjustmentDto {
-  return { code: adjustment.code, amount: fromMinor(adjustment.amount, currency) };
+  return {
+    code: adjustment.code,
+    amount: fromMinor(adjustment.amount, currency),
+    promotion_id: adjustment.promotionId ?? null,
+    description: adjustment.description ?? null,
+  };
+}
+
+/** A priced cart's promotions, as the API shows them. */
+export function cartDiscountsResponse(
+  discounts: readonly DocumentDiscount[],
+  currency: string,
+): CartDiscountDto[] {
+  return discounts.map((discount) => ({
+    promotion_id: discount.promotionId,
+    code: discount.code,
+    description: discount.description,
+    amount: fromMinor(discount.amount, currency),
+    applies: discount.applies,
+    refusal: discount.refusal,
+  }));
+}
+
+/** A placed order's promotions, from its stored adjustments (each promotion once, in the order first given). */
+export function storedDiscountsResponse(
+  adjustments: ReadonlyArray<{
+    promotionId: number | null;
+    code: string;
+    description: string | null;
+    amount: number;
+  }>,
+  currency: string,
+): DiscountDto[] {
+  const first = new Map<number, (typeof adjustments)[number]>();
+  for (const adjustment of adjustments) {
+    if (adjustment.promotionId !== null && !first.has(adjustment.promotionId)) {
+      first.set(adjustment.promotionId, adjustment);
+    }
+  }
+  return [...first.entries()].map(([promotionId, adjustment]) => ({
+    promotion_id: promotionId,
+    code: adjustment.code === '' ? null : adjustment.code,
+    description: adjustment.description ?? '',
+    amount: fromMinor(amountOf(adjustments, promotionId), currency),
+  }));
 }
 
 /** The totals of a priced document, as the API shows them. */

@@ -9,6 +9,12 @@ import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '.
 type StatusChange = Schemas['UpdateOrderStatusDto'];
 type Order = Schemas['OrderDetailResponseDto'];
 type TaxLine = Schemas['TaxLineDto'];
+type Adjustment = Schemas['AdjustmentDto'];
+
+/** What shows of a promotion: its code and description (an automatic promotion has no code). */
+function promotionName({ code, description }: { code: string | null; description: string | null }): string {
+  return [code, description].filter((part) => part !== null && part !== '').join(': ') || 'Discount';
+}
 
 /** A row of the order's totals: a label and an amount (a second cell for the tax of a tax-inclusive order). */
 function TotalRow({ label, value, strong }: { label: string; value: string; strong?: boolean }) {
@@ -28,7 +34,16 @@ function Totals({ order, money }: { order: Order; money: (value: number) => stri
   return (
     <>
       <TotalRow label="Subtotal" value={money(order.subtotal)} />
-      {order.discount_total !== 0 && <TotalRow label="Discount" value={`−${money(order.discount_total)}`} />}
+      {order.discounts.map((discount) => (
+        <TotalRow
+          key={discount.promotion_id}
+          label={`Discount ${promotionName(discount)}`}
+          value={`−${money(discount.amount)}`}
+        />
+      ))}
+      {order.discount_total !== 0 && order.discounts.length === 0 && (
+        <TotalRow label="Discount" value={`−${money(order.discount_total)}`} />
+      )}
       <TotalRow label="Shipping" value={money(order.shipping_total)} />
       <TotalRow
         label={inclusive ? 'Tax (included in the prices)' : 'Tax'}
@@ -70,6 +85,36 @@ function TaxLines({ order, money }: { order: Order; money: (value: number) => st
           <td>{line.code}</td>
           <td className="number">{formatRate(line.rate)}</td>
           <td className="number">{money(line.amount)}</td>
+        </tr>
+      ))}
+    </DataTable>
+  );
+}
+
+/** Each line's share of each promotion, then the shipping's: what a refund of a unit gives back comes from these. */
+function DiscountLines({ order, money }: { order: Order; money: (value: number) => string }) {
+  const rows: { key: string; of: string; adjustment: Adjustment }[] = [
+    ...order.items.flatMap((item) =>
+      item.adjustments.map((adjustment, index) => ({
+        key: `item-${item.id}-${index}`,
+        of: item.variant_title === null ? item.product_name : `${item.product_name} (${item.variant_title})`,
+        adjustment,
+      })),
+    ),
+    ...order.shipping_adjustments.map((adjustment, index) => ({
+      key: `shipping-${index}`,
+      of: 'Shipping',
+      adjustment,
+    })),
+  ];
+  if (rows.length === 0) return <p>No discount applies to this order.</p>;
+  return (
+    <DataTable caption="Discounts per line" columns={['Line', 'Promotion', ['Amount', 'number']]}>
+      {rows.map(({ key, of, adjustment }) => (
+        <tr key={key}>
+          <th scope="row">{of}</th>
+          <td>{promotionName({ code: adjustment.code, description: adjustment.description })}</td>
+          <td className="number">−{money(adjustment.amount)}</td>
         </tr>
       ))}
     </DataTable>
@@ -270,6 +315,11 @@ export function OrderPage({ id }: { id: number }) {
                 </tr>
               ))}
             </DataTable>
+          </section>
+
+          <section aria-labelledby="discounts-heading">
+            <h2 id="discounts-heading">Discounts</h2>
+            <DiscountLines order={data} money={money} />
           </section>
 
           <section aria-labelledby="taxes-heading">
