@@ -617,9 +617,10 @@ describe('promotions', () => {
       await applyCode(t, cart, 'FIVEOFF').expect(201);
       const both = (await applyCode(t, cart, 'ITEMS10').expect(201)).body.data;
       expect(both).toMatchObject({ subtotal: 100, discount_total: 15, total: 85 });
+      // Listed by promotion id.
       expect(both.discounts).toEqual([
-        expect.objectContaining({ promotion_id: order.id, amount: 5, applies: true }),
         expect.objectContaining({ promotion_id: items.id, amount: 10, applies: true }),
+        expect.objectContaining({ promotion_id: order.id, amount: 5, applies: true }),
       ]);
       // 12.00 < 15.00: refused.
       await expectRefused(cart, 'SOLO12', 'notCombinable');
@@ -628,13 +629,13 @@ describe('promotions', () => {
       expect(best).toMatchObject({ discount_total: 20, total: 80 });
       expect(best.discounts).toEqual([
         expect.objectContaining({
-          promotion_id: order.id,
+          promotion_id: items.id,
           amount: 0,
           applies: false,
           refusal: 'notCombinable',
         }),
         expect.objectContaining({
-          promotion_id: items.id,
+          promotion_id: order.id,
           amount: 0,
           applies: false,
           refusal: 'notCombinable',

@@ -126,7 +126,7 @@ export function cartDiscountsResponse(
   discounts: readonly DocumentDiscount[],
   currency: string,
 ): CartDiscountDto[] {
-  return discounts.map((discount) => ({
+  return [...discounts].sort(byPromotion).map((discount) => ({
     promotion_id: discount.promotionId,
     code: discount.code,
     description: discount.description,
@@ -136,7 +136,10 @@ export function cartDiscountsResponse(
   }));
 }
 
-/** A placed order's promotions, from its stored adjustments (each promotion once, in the order first given). */
+/** Carts and orders list their discounts by promotion id, so that an order lists them as its cart did. */
+const byPromotion = (a: { promotionId: number }, b: { promotionId: number }) => a.promotionId - b.promotionId;
+
+/** A placed order's promotions, from its stored adjustments (each promotion once, by promotion id). */
 export function storedDiscountsResponse(
   adjustments: ReadonlyArray<{
     promotionId: number | null;
@@ -152,12 +155,14 @@ export function storedDiscountsResponse(
       first.set(adjustment.promotionId, adjustment);
     }
   }
-  return [...first.entries()].map(([promotionId, adjustment]) => ({
-    promotion_id: promotionId,
-    code: adjustment.code === '' ? null : adjustment.code,
-    description: adjustment.description ?? '',
-    amount: fromMinor(amountOf(adjustments, promotionId), currency),
-  }));
+  return [...first.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([promotionId, adjustment]) => ({
+      promotion_id: promotionId,
+      code: adjustment.code === '' ? null : adjustment.code,
+      description: adjustment.description ?? '',
+      amount: fromMinor(amountOf(adjustments, promotionId), currency),
+    }));
 }
 
 /** The totals of a priced document, as the API shows them. */
