@@ -642,6 +642,14 @@ describe('promotions', () => {
         }),
         expect.objectContaining({ promotion_id: solo.id, amount: 20, applies: true, refusal: null }),
       ]);
+      // The codes that lost the comparison do not hold up the checkout: the order gets the deal the cart showed,
+      // and only the promotion that gave something takes a use.
+      const placed = (await checkout(t, cart).expect(201)).body.data;
+      expect(placed).toMatchObject({ discount_total: 20, total: 80 });
+      expect(placed.discounts).toEqual([expect.objectContaining({ promotion_id: solo.id, amount: 20 })]);
+      expect([await usedCount(items.id), await usedCount(order.id), await usedCount(solo.id)]).toEqual([
+        0, 0, 1,
+      ]);
     });
   });
 

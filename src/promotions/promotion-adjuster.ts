@@ -113,12 +113,16 @@ export class PromotionAdjuster extends PromotionPricing {
   }
 
   /**
-   * Checks the cart's codes again (one that no longer applies refuses the order, naming its rule), then takes a
+   * Checks the cart's codes again (one that no longer applies refuses the order, naming its rule; one that only
+   * lost the best-deal comparison does not, as the shopper gets the better deal the cart showed), then takes a
    * use of each promotion that gave something: a conditional update of its count (which also locks its row, so
    * the per-customer count read next is exact), and a usage row for `release`.
    */
   async commit(tx: Tx, order: OrderTaking, given: Adjustment[], discounts: DocumentDiscount[]) {
-    const refused = discounts.find((discount) => discount.code !== null && discount.refusal !== null);
+    const refused = discounts.find(
+      (discount) =>
+        discount.code !== null && discount.refusal !== null && discount.refusal !== 'notCombinable',
+    );
     if (refused !== undefined)
       throw this.refusal(refused.refusal as Refusal, refused.code!, ' (remove it from the cart)');
     const ids = [...new Set(given.flatMap((adjustment) => adjustment.promotionId ?? []))].sort(
