@@ -31,6 +31,7 @@ import {
   HOT_PRODUCT_ID,
   prepareDatabase,
   SEARCH_WORDS,
+  setAutomaticPromotion,
   setProductCount,
 } from './lib/seed.mjs';
 import {
@@ -271,6 +272,28 @@ async function checkEquivalence(servers, token, db) {
         );
       }
     });
+  }
+  // The promo cart with the automatic promotion on: both promotions apply, on every line; alike on all servers.
+  await setAutomaticPromotion(db, true);
+  try {
+    const promo = { path: `/api/v1/carts/${cartIdOf(1, 'promo')}`, headers: auth };
+    const answers = await Promise.all(servers.map((server) => call(server.url, promo)));
+    answers.forEach((answer, i) => {
+      const applied = answer.body.data?.discounts?.filter((discount) => discount.applies).length;
+      const adjusted = answer.body.data?.items?.every((item) => item.adjustments.length === 2);
+      if (answer.status !== 200 || applied !== 2 || !adjusted) {
+        throw new Error(
+          `${servers[i].name} does not apply both promotions:\n${JSON.stringify(answer).slice(0, 600)}`,
+        );
+      }
+      if (JSON.stringify(answer) !== JSON.stringify(answers[0])) {
+        throw new Error(
+          `${servers[i].name} answers ${promo.path} differently:\n${JSON.stringify(answer).slice(0, 400)}\n${JSON.stringify(answers[0]).slice(0, 400)}`,
+        );
+      }
+    });
+  } finally {
+    await setAutomaticPromotion(db, false);
   }
   const order = {
     items: [
@@ -575,6 +598,7 @@ async function main() {
     for (const scenario of scenarios) {
       const rss = {};
       const runs = [];
+      if (scenario.before !== undefined) await scenario.before(db);
       for (const server of servers) resetPeakRss(server.pid);
       if (options.warmup > 0) {
         log(`${scenario.key}: warm-up ${options.warmup} s per server`);
@@ -606,6 +630,7 @@ async function main() {
           .join(', ');
         log(`${scenario.key}: round ${round + 1}/${options.rounds}: ${line}`);
       }
+      if (scenario.after !== undefined) await scenario.after(db);
       for (const server of servers) rss[server.name] = peakRssMiB(server.pid);
       results.push(summarise(scenario, servers, runs, rss));
     }

@@ -14,6 +14,15 @@ import * as productSearch from '../../dist/src/products/product-search.js';
 import { normalizedWords } from '../../dist/src/products/product-words.js';
 // The service's pricing calculator (pure, from the build): carts and orders are priced by the same arithmetic.
 import { fromMinor, priceDocument } from '../../dist/src/pricing/calculator.js';
+// The service's pure rules of price lists, promotions and gift cards (from the build), fed by the same statements.
+import { ListPrices } from '../../dist/src/price-lists/price-list-prices.js';
+import { promotionsAdjuster } from '../../dist/src/promotions/promotion-rules.js';
+import {
+  heldOrder,
+  PROMOTIONS_OF_DOCUMENT,
+  termsOf,
+} from '../../dist/src/promotions/promotion-statements.js';
+import { allocate, cardState } from '../../dist/src/gift-cards/gift-card-statements.js';
 
 const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -251,15 +260,106 @@ function subdivisionOf(region) {
 }
 
 /**
- * Prices lines ({ id, price, quantity, taxClass }) in the region for the address (null: the region's first
- * country stands in, none: untaxed): the country's rates read once, the class's most specific rate, else the
- * standard one, then the calculator. No shipping and no adjusters in the benchmarked requests.
+ * The price lists' prices for the products (no variants in the benchmark) that apply to the customer at `at`:
+ * one statement, as price-list-lookup.ts (none without products).
  */
-async function priceLines(db, region, address, lines) {
+async function listPricesOf(db, currency, customerId, at, productIds) {
+  if (productIds.length === 0) return new ListPrices([]);
+  const ids = [...new Set(productIds)];
+  const when = sqlDatetime(at);
+  const forShopper =
+    'NOT EXISTS (SELECT 1 FROM price_list_customer_groups g WHERE g.price_list_id = l.id)' +
+    (customerId === null
+      ? ''
+      : ' OR EXISTS (SELECT 1 FROM price_list_customer_groups g WHERE g.price_list_id = l.id AND EXISTS ' +
+        '(SELECT 1 FROM customer_group_members cgm WHERE cgm.customer_group_id = g.customer_group_id AND cgm.user_id = ?))');
+  const [rows] = await db.query(
+    'SELECT p.price_list_id, l.type, p.product_id, p.variant_id, p.amount_minor FROM (SELECT price_list_id, ' +
+      `product_id, variant_id, amount_minor FROM price_list_prices WHERE product_id IN (${ids.map(() => '?').join(', ')}) ` +
+      'AND currency_code = ? AND variant_id IS NULL) p JOIN price_lists l ON l.id = p.price_list_id ' +
+      "WHERE l.status = 'active' AND (l.starts_at IS NULL OR l.starts_at <= ?) " +
+      `AND (l.ends_at IS NULL OR l.ends_at > ?) AND (${forShopper})`,
+    [...ids, currency, when, when, ...(customerId === null ? [] : [customerId])],
+  );
+  return new ListPrices(
+    rows.map((row) => ({
+      priceListId: Number(row.price_list_id),
+      type: row.type,
+      productId: row.product_id === null ? null : Number(row.product_id),
+      variantId: row.variant_id === null ? null : Number(row.variant_id),
+      amount: Number(row.amount_minor),
+    })),
+  );
+}
+
+/**
+ * The promotions' adjuster of a document (none without a promotion): one statement, then the service's rules.
+ * The benchmark's promotions need nothing of the customer (groups, earlier orders, uses) nor categories.
+ */
+async function promotionAdjusters(db, cartId) {
+  const [rows] = await db.query(PROMOTIONS_OF_DOCUMENT, [cartId]);
+  if (rows.length === 0) return [];
+  const promotions = rows
+    .sort((a, b) => heldOrder(a) - heldOrder(b) || Number(a.id) - Number(b.id))
+    .map(termsOf);
+  const needsMore = (promotion) =>
+    promotion.firstOrderOnly ||
+    promotion.usageLimitPerCustomer !== null ||
+    (promotion.customerGroupIds ?? []).length > 0 ||
+    (promotion.categoryIds ?? []).length > 0;
+  if (promotions.some(needsMore)) {
+    throw new Error('The benchmark baseline prices promotions without customer or category conditions only');
+  }
+  const shopper = {
+    now: new Date(),
+    groups: [],
+    earlierOrders: 0,
+    usesOf: () => 0,
+    inCategories: () => false,
+  };
+  return [promotionsAdjuster('promotions', promotions, shopper)];
+}
+
+/** The cards applied to a cart, in the order applied (gift-card-statements.ts). */
+const CARDS_OF_CART =
+  'SELECT g.id, g.code_last4, g.currency_code, g.balance_minor, g.expires_at, g.is_active FROM cart_gift_cards c ' +
+  'INNER JOIN gift_cards g ON g.id = c.gift_card_id WHERE c.cart_id = ? ORDER BY c.created_at, c.gift_card_id';
+
+async function cardsOfCart(db, cartId) {
+  const [rows] = await db.query(CARDS_OF_CART, [cartId]);
+  return rows.map(cardState);
+}
+
+/**
+ * Prices lines ({ id, productId, price, quantity, taxClass }) in the region for the address (null: the region's
+ * first country stands in, none: untaxed), as DocumentPricing does: the promotions' adjuster, the gift cards'
+ * balance (a cart's), the country's rates read once (the class's most specific rate, else the standard one),
+ * then the calculator; with an adjuster, an untaxed pricing first (what the service tells its tax provider).
+ * No shipping in the benchmarked requests.
+ */
+async function priceLines(db, region, address, lines, cartId) {
+  const adjusters = await promotionAdjusters(db, cartId);
+  const giftCardBalance =
+    cartId === null
+      ? 0
+      : allocate(await cardsOfCart(db, cartId), Number.MAX_SAFE_INTEGER, region.currency, new Date()).reduce(
+          (a, b) => a + b,
+          0,
+        );
+  const input = {
+    currency: region.currency,
+    pricesIncludeTax: region.pricesIncludeTax,
+    lines,
+    shipping: null,
+    adjusters,
+    giftCardBalance,
+  };
   const place =
     address ?? (region.countries.length === 0 ? null : { country: region.countries[0], subdivision: null });
   let taxRates = () => [];
   if (place !== null && lines.length > 0) {
+    // The untaxed pricing whose amounts after discounts the service tells its tax provider.
+    if (adjusters.length > 0) priceDocument({ ...input, taxRates });
     const [rows] = await db.query(RATES_OF_COUNTRY, [place.country]);
     const subdivision = place.subdivision ?? '';
     const find = (taxClass, where) =>
@@ -273,17 +373,14 @@ async function priceLines(db, region, address, lines) {
       return row === undefined ? [] : [{ code: row.code, name: row.name, rate: Number(row.rate) }];
     };
   }
-  return priceDocument({
-    currency: region.currency,
-    pricesIncludeTax: region.pricesIncludeTax,
-    lines,
-    shipping: null,
-    taxRates,
-  });
+  return priceDocument({ ...input, taxRates });
 }
 
-/** A document's totals as the API shows them (documentTotals in priced.dto.ts). */
-function documentTotals(document, regionId) {
+/**
+ * A document's totals as the API shows them (documentTotals in priced.dto.ts); an order shows its gift cards
+ * (`{ gift_cards }`) after gift_card_total.
+ */
+function documentTotals(document, regionId, giftCards = {}) {
   const money = (amount) => fromMinor(amount, document.currency);
   return {
     currency_code: document.currency,
@@ -295,6 +392,7 @@ function documentTotals(document, regionId) {
     shipping_tax_total: money(document.shipping.taxTotal),
     tax_total: money(document.taxTotal),
     gift_card_total: money(document.giftCardTotal),
+    ...giftCards,
     total: money(document.total),
     amount_due: money(document.amountDue),
   };
@@ -305,6 +403,13 @@ const taxLineResponse = (tax, currency) => ({
   name: tax.name,
   rate: tax.rate,
   amount: fromMinor(tax.amount, currency),
+});
+
+const adjustmentResponse = (adjustment, currency) => ({
+  code: adjustment.code,
+  amount: fromMinor(adjustment.amount, currency),
+  promotion_id: adjustment.promotionId ?? null,
+  description: adjustment.description ?? null,
 });
 
 export function createHandlers(config, pool) {
@@ -596,8 +701,9 @@ export function createHandlers(config, pool) {
 
   /**
    * One transaction: the default region (a free-text address names no country), conditional stock UPDATE per
-   * product in id order, SELECT name/price/tax class, the pending count, the region's tax rates, the calculator,
-   * INSERT order, items and tax lines, the items and the owner read back for the order event.
+   * product in id order, SELECT name/price/tax class, the pending count, the price lists, the promotions, the
+   * region's tax rates, the calculator, INSERT order, items and tax lines, the items and the owner read back for
+   * the order event.
    */
   async function placeOrder(connection, user, order) {
     const { items } = order;
@@ -638,13 +744,31 @@ export function createHandlers(config, pool) {
           `At most ${config.maxPendingPerUser} pending orders per user (ORDER_MAX_PENDING_PER_USER): pay or cancel one first`,
         );
       }
-      const lines = items.map((item, i) => {
+      const bases = items.map((item) => {
         const product = byId.get(item.productId);
         const price = unitPriceIn(region.currency, config.currency, product.price_cents, product.prices);
         if (price === null) throw badRequest(`${product.name} has no price in ${region.currency}`);
-        return { id: i, price, quantity: item.quantity, taxClass: product.tax_class };
+        return price;
       });
-      const document = await priceLines(connection, region, null, lines);
+      // The price lists that apply to the customer now give the lines' prices (one lookup for the order).
+      const lists = await listPricesOf(
+        connection,
+        region.currency,
+        user.id,
+        now,
+        items.map((item) => item.productId),
+      );
+      const lines = items.map((item, i) => ({
+        id: i,
+        productId: item.productId,
+        price: lists.of({ productId: item.productId, variantId: null }, bases[i]).price,
+        quantity: item.quantity,
+        taxClass: byId.get(item.productId).tax_class,
+      }));
+      const document = await priceLines(connection, region, null, lines, null);
+      if (document.lines.some((line) => line.adjustments.length > 0)) {
+        throw new Error('The benchmark baseline places orders without promotions only');
+      }
       const created = { orderNumber: newOrderNumber(now), document, region, createdAt: now };
       const [inserted] = await connection.query(
         'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, currency_code, ' +
@@ -684,8 +808,9 @@ export function createHandlers(config, pool) {
       );
       created.id = inserted.insertId;
       await connection.query(
-        'INSERT INTO order_items (order_id, product_id, product_name, unit_price_cents, quantity, variant_id, ' +
-          'sku, variant_title, tax_class, discount_total_minor, tax_total_minor, total_minor) VALUES ?',
+        'INSERT INTO order_items (order_id, product_id, product_name, unit_price_cents, original_unit_price_cents, ' +
+          'quantity, variant_id, sku, variant_title, tax_class, discount_total_minor, tax_total_minor, total_minor) ' +
+          'VALUES ?',
         [
           items.map((item, i) => {
             const priced = document.lines[i];
@@ -695,6 +820,7 @@ export function createHandlers(config, pool) {
               item.productId,
               product.name,
               priced.price,
+              bases[i],
               item.quantity,
               null,
               null,
@@ -709,7 +835,8 @@ export function createHandlers(config, pool) {
       );
       // The items as written, for the order.created event the service publishes in the transaction.
       const [written] = await connection.query(
-        'SELECT id, order_id, product_id, product_name, unit_price_cents, quantity, variant_id, sku, ' +
+        'SELECT id, order_id, product_id, product_name, unit_price_cents, original_unit_price_cents, quantity, ' +
+          'variant_id, sku, ' +
           'variant_title, tax_class, discount_total_minor, tax_total_minor, total_minor FROM order_items ' +
           'WHERE order_id = ? ORDER BY id ASC',
         [created.id],
@@ -754,7 +881,7 @@ export function createHandlers(config, pool) {
             shipping_address: order.shippingAddress,
             payment_method: order.paymentMethod,
             payment_status: 'pending',
-            ...documentTotals(document, region.id),
+            ...documentTotals(document, region.id, { gift_cards: [] }),
             email: null,
             shipping_address_details: null,
             created_at: created.createdAt.toISOString(),
@@ -878,36 +1005,63 @@ export function createHandlers(config, pool) {
 
   const NOT_PRICED = { discount_total: 0, tax_total: 0, total: 0, tax_lines: [], adjustments: [] };
 
-  /** The cart priced in its region (the default one when it has none) for its address, as the service shows it. */
-  async function toCart(db, cart, lines, option) {
+  /**
+   * The cart priced in its region for its address, as the service reads and shows it: the lines' prices with
+   * the price lists applied (one lookup), the promotions, the gift cards' balance, the taxes, the calculator,
+   * then the cards with what each pays.
+   */
+  async function toCart(db, cart, region, lines, option) {
     if (option !== null) throw new Error('The benchmark baseline prices carts without shipping only');
-    const region = (await regionOf(db, cart.region_id)) ?? (await regionOf(db, null));
     const currency = region.currency;
     const money = (amount) => fromMinor(amount, currency);
     const address = cart.shipping_address === null ? null : JSON.parse(cart.shipping_address);
-    const unitPrices = new Map(
+    const bases = new Map(
       lines.map((line) => [
         line.id,
         line.forSale ? unitPriceIn(currency, config.currency, line.priceCents, line.prices) : null,
       ]),
     );
+    const keyOf = (line) => ({ productId: line.productId, variantId: line.variantId });
+    if (lines.some((line) => line.variantId !== null)) {
+      throw new Error('The benchmark baseline prices carts without variants only');
+    }
+    const lists = await listPricesOf(
+      db,
+      currency,
+      cart.user_id,
+      new Date(),
+      lines.filter((line) => bases.get(line.id) !== null).map((line) => line.productId),
+    );
+    const unitPrices = new Map(lines.map((line) => [line.id, lists.of(keyOf(line), bases.get(line.id))]));
     const document = await priceLines(
       db,
       region,
       address === null ? null : { country: address.country, subdivision: subdivisionOf(address.region) },
       lines.flatMap((line) => {
-        const price = unitPrices.get(line.id);
-        return price === null
+        const listed = unitPrices.get(line.id);
+        return listed === null
           ? []
-          : [{ id: line.id, price, quantity: line.quantity, taxClass: line.taxClass }];
+          : [
+              {
+                id: line.id,
+                productId: line.productId,
+                price: listed.price,
+                quantity: line.quantity,
+                taxClass: line.taxClass,
+              },
+            ];
       }),
+      cart.id,
     );
+    const cards = await cardsOfCart(db, cart.id);
+    const paid = allocate(cards, document.giftCardTotal, currency, new Date());
     const priced = new Map(document.lines.map((amounts) => [amounts.id, amounts]));
     return {
       id: cart.id,
       status: cart.status,
       items: lines.map((line) => {
-        const unitPrice = unitPrices.get(line.id);
+        const listed = unitPrices.get(line.id);
+        const unitPrice = listed?.price ?? null;
         const amounts = priced.get(line.id);
         return {
           id: line.id,
@@ -918,6 +1072,7 @@ export function createHandlers(config, pool) {
           variant_title: line.variantTitle,
           quantity: line.quantity,
           price: unitPrice === null ? null : money(unitPrice),
+          original_price: listed === null ? null : money(listed.originalPrice),
           added_price: money(line.addedPriceCents),
           line_total: amounts === undefined ? 0 : money(amounts.lineTotal),
           ...(amounts === undefined
@@ -927,16 +1082,32 @@ export function createHandlers(config, pool) {
                 tax_total: money(amounts.taxTotal),
                 total: money(amounts.total),
                 tax_lines: amounts.taxLines.map((tax) => taxLineResponse(tax, currency)),
-                adjustments: [],
+                adjustments: amounts.adjustments.map((adjustment) =>
+                  adjustmentResponse(adjustment, currency),
+                ),
               }),
           available: line.available,
           problems: problemsOf(line, unitPrice, region),
         };
       }),
+      gift_cards: cards.map((card, i) => ({
+        id: card.id,
+        code_last4: card.codeLast4,
+        balance: fromMinor(card.balance, card.currency),
+        amount: money(paid[i]),
+      })),
       ...documentTotals(document, region.id),
       shipping_option: null,
       shipping_tax_lines: [],
       shipping_adjustments: [],
+      discounts: document.discounts.map((discount) => ({
+        promotion_id: discount.promotionId,
+        code: discount.code,
+        description: discount.description,
+        amount: money(discount.amount),
+        applies: discount.applies,
+        refusal: discount.refusal,
+      })),
       shipping_address: address,
       email: cart.email,
       created_at: cart.created_at.toISOString(),
@@ -946,7 +1117,9 @@ export function createHandlers(config, pool) {
 
   async function readCart(user, token, id) {
     const cart = await accessibleCart(pool, user, token, id);
-    return toCart(pool, cart, await linesOf(pool, id), await shippingOf(pool, cart));
+    const region = (await regionOf(pool, cart.region_id)) ?? (await regionOf(pool, null));
+    const lines = await linesOf(pool, id);
+    return toCart(pool, cart, region, lines, await shippingOf(pool, cart));
   }
 
   async function getCart(user, token, id) {
@@ -995,8 +1168,17 @@ export function createHandlers(config, pool) {
           }
           // The price as added: the cart's currency's (0 when it has none there).
           const region = (await regionOf(connection, locked.region_id)) ?? (await regionOf(connection, null));
+          if (variantId !== null)
+            throw new Error('The benchmark baseline adds products without variants only');
+          const lists = await listPricesOf(connection, region.currency, locked.user_id, new Date(), [
+            live.product_id,
+          ]);
+          // A price list's price when one applies (0 when it has none in the cart's currency).
           const addedPriceCents =
-            unitPriceIn(region.currency, config.currency, live.price_cents, live.prices) ?? 0;
+            lists.of(
+              { productId: live.product_id, variantId },
+              unitPriceIn(region.currency, config.currency, live.price_cents, live.prices),
+            )?.price ?? 0;
           const existing = lines.find(
             (line) => line.productId === live.product_id && line.variantId === variantId,
           );

@@ -8,6 +8,7 @@ import {
   emptyAddCarts,
   HOT_PRODUCT_ID,
   SEARCH_WORDS,
+  setAutomaticPromotion,
 } from './seed.mjs';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -24,6 +25,14 @@ export function requestBuilders(tokens) {
   const cartOf = (kind) => {
     const user = randomInt(1, tokens.length);
     return { id: cartIdOf(user, kind), headers: { authorization: `Bearer ${tokens[user - 1]}` } };
+  };
+  const cartRead = (req, kind) => {
+    const cart = cartOf(kind);
+    req.method = 'GET';
+    req.path = `/api/v1/carts/${cart.id}`;
+    req.headers = cart.headers;
+    req.body = undefined;
+    return req;
   };
   const searchRequest = (req, text) => {
     req.method = 'GET';
@@ -106,14 +115,9 @@ export function requestBuilders(tokens) {
       return req;
     },
     /** The user's cart of 5 lines: live prices and stock of each, totals. */
-    cartRead: (req) => {
-      const cart = cartOf('read');
-      req.method = 'GET';
-      req.path = `/api/v1/carts/${cart.id}`;
-      req.headers = cart.headers;
-      req.body = undefined;
-      return req;
-    },
+    cartRead: (req) => cartRead(req, 'read'),
+    /** The user's promo cart: the read cart's 5 lines with the automatic promotion and the code applied. */
+    cartPromo: (req) => cartRead(req, 'promo'),
     /** 1-3 units of a product of 1-(N-1) into the user's add cart (emptied before each round). */
     cartAdd: (req) => {
       const cart = cartOf('add');
@@ -161,7 +165,8 @@ function mixed(builders) {
 /**
  * The scenarios. `target` is the least acceptable ratio app / Express baseline (requests per second);
  * `hot` scenarios run a fixed number of requests against a product with a known stock and are checked for
- * exactness instead.
+ * exactness instead;
+ * `beforeRound` runs before each server's round, `before` and `after` around the whole scenario.
  */
 export function scenarios(tokens) {
   const builders = requestBuilders(tokens);
@@ -219,6 +224,17 @@ export function scenarios(tokens) {
       target: null,
       connections: 32,
       build: builders.cartRead,
+    },
+    {
+      key: 'cart-promo',
+      group: 'carts',
+      title: 'GET /carts/{id} (5 lines, an automatic promotion and a code)',
+      target: 0.75,
+      connections: 32,
+      build: builders.cartPromo,
+      // The automatic promotion applies to every cart and order while it is on: on for this scenario only.
+      before: (db) => setAutomaticPromotion(db, true),
+      after: (db) => setAutomaticPromotion(db, false),
     },
     {
       key: 'cart-add',

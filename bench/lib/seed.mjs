@@ -409,26 +409,76 @@ async function createPricing(connection) {
 /** Lines of each user's seeded cart (the cart-read scenario). */
 export const CART_LINES = 5;
 
+const CART_KINDS = { read: '8', add: '9', promo: 'a' };
+
 /**
- * Each user's two carts, with fixed ids: `read` holds CART_LINES lines (products 5u-4..5u of user u), `add`
- * starts empty before every round of the cart-add scenario.
+ * Each user's three carts, with fixed ids: `read` holds CART_LINES lines (products 5u-4..5u of user u), `add`
+ * starts empty before every round of the cart-add scenario, `promo` holds the same lines as `read` and the
+ * code BENCH_PROMOTIONS.code.
  */
 export function cartIdOf(userId, kind) {
-  return `00000000-0000-4000-${kind === 'read' ? '8' : '9'}000-${String(userId).padStart(12, '0')}`;
+  return `00000000-0000-4000-${CART_KINDS[kind]}000-${String(userId).padStart(12, '0')}`;
 }
 
 /**
- * Replaces every cart by the two seeded carts per user, in the Bench region with a US address (so that tax
- * applies), the read carts' lines at their products' prices.
+ * The promotions of the cart-promo scenario: an automatic one (10 % off the order, combinable), switched on only
+ * while that scenario runs so that the other scenarios price as before, and a code (15 % off the items,
+ * combinable) held by the promo carts only.
+ */
+export const BENCH_PROMOTIONS = {
+  automatic: { description: 'Bench: 10 % off the order', type: 'percentage', value: 10, target: 'order' },
+  code: {
+    code: 'BENCH15',
+    description: 'Bench: 15 % off the items',
+    type: 'percentage',
+    value: 15,
+    target: 'items',
+  },
+};
+
+/** Replaces the promotions by the benchmark's two (the automatic one off); gives the code's id. */
+async function createPromotions(connection) {
+  await connection.query('DELETE FROM cart_discount_codes');
+  await connection.query('DELETE FROM promotion_usages');
+  await connection.query('DELETE FROM promotions');
+  const insert = (promotion, isActive) =>
+    connection.query(
+      'INSERT INTO promotions (code, code_key, description, type, value, target, combinable, is_active) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, 1, ?)',
+      [
+        promotion.code ?? null,
+        promotion.code?.toLowerCase() ?? null,
+        promotion.description,
+        promotion.type,
+        promotion.value,
+        promotion.target,
+        isActive,
+      ],
+    );
+  await insert(BENCH_PROMOTIONS.automatic, 0);
+  const [inserted] = await insert(BENCH_PROMOTIONS.code, 1);
+  return inserted.insertId;
+}
+
+/** Switches the automatic promotion on (the cart-promo scenario) or off (every other scenario). */
+export async function setAutomaticPromotion(connection, active) {
+  await connection.query('UPDATE promotions SET is_active = ? WHERE code_key IS NULL', [active ? 1 : 0]);
+}
+
+/**
+ * Replaces every cart by the three seeded carts per user, in the Bench region with a US address (so that tax
+ * applies), the read and promo carts' lines at their products' prices, the promo carts holding the code.
  */
 async function createCarts(connection, regionId) {
+  const codeId = await createPromotions(connection);
+  await connection.query('DELETE FROM cart_gift_cards');
   await connection.query('DELETE FROM cart_items');
   await connection.query('DELETE FROM carts');
   const now = new Date();
   const address = JSON.stringify(CART_ADDRESS);
   const carts = [];
   for (let user = 1; user <= DATA_SET.users; user++) {
-    for (const kind of ['read', 'add']) {
+    for (const kind of Object.keys(CART_KINDS)) {
       carts.push([cartIdOf(user, kind), user, 'open', address, regionId, now, now]);
     }
   }
@@ -438,11 +488,19 @@ async function createCarts(connection, regionId) {
     ['id', 'user_id', 'status', 'shipping_address', 'region_id', 'created_at', 'updated_at'],
     carts,
   );
-  await connection.query(
-    'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
-      `SELECT CONCAT('00000000-0000-4000-8000-', LPAD(CEIL(id / ${CART_LINES}), 12, '0')), id, 1, price_cents, ?, ? ` +
-      'FROM products WHERE id <= ? ORDER BY id',
-    [now, now, DATA_SET.users * CART_LINES],
+  for (const kind of ['read', 'promo']) {
+    await connection.query(
+      'INSERT INTO cart_items (cart_id, product_id, quantity, added_price_cents, created_at, updated_at) ' +
+        `SELECT CONCAT('00000000-0000-4000-${CART_KINDS[kind]}000-', LPAD(CEIL(id / ${CART_LINES}), 12, '0')), id, 1, ` +
+        'price_cents, ?, ? FROM products WHERE id <= ? ORDER BY id',
+      [now, now, DATA_SET.users * CART_LINES],
+    );
+  }
+  await insertRows(
+    connection,
+    'cart_discount_codes',
+    ['cart_id', 'promotion_id', 'created_at'],
+    Array.from({ length: DATA_SET.users }, (_, i) => [cartIdOf(i + 1, 'promo'), codeId, now]),
   );
 }
 

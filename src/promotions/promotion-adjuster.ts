@@ -4,7 +4,7 @@ import { fieldError } from '../common/validation.js';
 import { CATEGORY_SUBTREE_CTE } from '../categories/category-directory.js';
 import { CustomerGroupDirectory } from '../customer-groups/customer-group-directory.js';
 import { changedRows, placeholders } from '../database/raw-query.js';
-import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
+import { sqlDatetime } from '../database/timestamps.js';
 import { afterCommit, type Tx } from '../database/transaction-runner.js';
 import { Metrics } from '../observability/metrics.js';
 import type { OrderTaking, PricingContext } from '../pricing/adjusters.js';
@@ -12,49 +12,14 @@ import type { Adjuster, Adjustment, DocumentDiscount, PricedDocument } from '../
 import { PromotionPricing } from './promotion-pricing.js';
 import { type PromotionTerms, promotionsAdjuster, type Refusal, type Shopper } from './promotion-rules.js';
 import { CartDiscountCode, Promotion } from './promotion.entity.js';
+import { heldOrder, PROMOTIONS_OF_DOCUMENT, type PromotionRow, termsOf } from './promotion-statements.js';
 
-const COLUMNS =
-  'p.id, p.code, p.description, p.type, p.value, p.currency_code, p.target, p.min_subtotal, p.product_ids, ' +
-  'p.category_ids, p.customer_group_ids, p.first_order_only, p.buy_quantity, p.get_quantity, ' +
-  'p.get_percentage, p.starts_at, p.ends_at, p.usage_limit, p.usage_limit_per_customer, p.combinable, ' +
-  'p.is_active, p.used_count';
-/** The codes a cart holds (in the order they were put on), then the active automatic promotions. */
-const PROMOTIONS_OF_DOCUMENT =
-  `SELECT ${COLUMNS}, c.created_at AS held_at FROM promotions p ` +
-  'INNER JOIN cart_discount_codes c ON c.promotion_id = p.id WHERE c.cart_id = ? ' +
-  `UNION ALL SELECT ${COLUMNS}, NULL AS held_at FROM promotions p WHERE p.is_active = 1 AND p.code_key IS NULL`;
 /** Takes a use while the limit allows; the row stays locked until the placing commits. */
 const TAKE_USE =
   'UPDATE promotions SET used_count = used_count + 1 ' +
   'WHERE id = ? AND (usage_limit IS NULL OR used_count < usage_limit)';
 const GIVE_BACK_USE = 'UPDATE promotions SET used_count = used_count - 1 WHERE id = ? AND used_count > 0';
 const RELEASE_USAGE = 'UPDATE promotion_usages SET released_at = ? WHERE id = ? AND released_at IS NULL';
-
-interface PromotionRow {
-  id: number | string;
-  code: string | null;
-  description: string;
-  type: PromotionTerms['type'];
-  value: string | number | null;
-  currency_code: string | null;
-  target: PromotionTerms['target'];
-  min_subtotal: string | number | null;
-  product_ids: string | null;
-  category_ids: string | null;
-  customer_group_ids: string | null;
-  first_order_only: number | string | boolean;
-  buy_quantity: number | string | null;
-  get_quantity: number | string | null;
-  get_percentage: string | number | null;
-  starts_at: Date | string | null;
-  ends_at: Date | string | null;
-  usage_limit: number | string | null;
-  usage_limit_per_customer: number | string | null;
-  combinable: number | string | boolean;
-  is_active: number | string | boolean;
-  used_count: number | string;
-  held_at: Date | string | null;
-}
 
 /** Whose uses they are: the account (a guest's, when an account has the e-mail) and the normalised e-mail. */
 interface Customer {
@@ -228,40 +193,6 @@ const REFUSALS: Record<Refusal, (code: string) => string> = {
 
 /** How codes are compared: trimmed, in lower case. */
 export const codeKeyOf = (code: string) => code.trim().toLowerCase();
-
-const heldOrder = (row: PromotionRow) =>
-  row.held_at === null ? Infinity : dateFromRow(row.held_at).getTime();
-
-function termsOf(row: PromotionRow): PromotionTerms {
-  const number = (value: string | number | null) => (value === null ? null : Number(value));
-  const flag = (value: number | string | boolean) => Number(value) === 1;
-  const list = (text: string | null) => (text === null ? null : (JSON.parse(text) as number[]));
-  const date = (value: Date | string | null) => (value === null ? null : dateFromRow(value));
-  return {
-    id: Number(row.id),
-    code: row.code,
-    description: row.description,
-    type: row.type,
-    value: number(row.value),
-    currencyCode: row.currency_code,
-    target: row.target,
-    minSubtotal: number(row.min_subtotal),
-    productIds: list(row.product_ids),
-    categoryIds: list(row.category_ids),
-    customerGroupIds: list(row.customer_group_ids),
-    firstOrderOnly: flag(row.first_order_only),
-    buyQuantity: number(row.buy_quantity),
-    getQuantity: number(row.get_quantity),
-    getPercentage: number(row.get_percentage),
-    startsAt: date(row.starts_at),
-    endsAt: date(row.ends_at),
-    usageLimit: number(row.usage_limit),
-    usageLimitPerCustomer: number(row.usage_limit_per_customer),
-    combinable: flag(row.combinable),
-    isActive: flag(row.is_active),
-    usedCount: Number(row.used_count),
-  };
-}
 
 /** The customer whose uses count: by account, a guest by the normalised e-mail (and the account having it). */
 async function customerOf(
