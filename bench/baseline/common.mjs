@@ -1100,14 +1100,17 @@ export function createHandlers(config, pool) {
       shipping_option: null,
       shipping_tax_lines: [],
       shipping_adjustments: [],
-      discounts: document.discounts.map((discount) => ({
-        promotion_id: discount.promotionId,
-        code: discount.code,
-        description: discount.description,
-        amount: money(discount.amount),
-        applies: discount.applies,
-        refusal: discount.refusal,
-      })),
+      // By promotion id, as the service lists them.
+      discounts: [...document.discounts]
+        .sort((a, b) => a.promotionId - b.promotionId)
+        .map((discount) => ({
+          promotion_id: discount.promotionId,
+          code: discount.code,
+          description: discount.description,
+          amount: money(discount.amount),
+          applies: discount.applies,
+          refusal: discount.refusal,
+        })),
       shipping_address: address,
       email: cart.email,
       created_at: cart.created_at.toISOString(),
