@@ -503,11 +503,23 @@ describe('promotions', () => {
         value: 10,
         conditions: { first_order_only: true },
       });
-      const first = await guestCart(t, [[p.id, 1]], { email: 'first-timer@example.com' });
+      const first = await guestCart(t, [[p.id, 1]], { email: 'First-Timer@example.com' });
       await applyCode(t, first, 'WELCOME').expect(201);
-      await checkout(t, first).expect(201);
-      const again = await guestCart(t, [[p.id, 1]], { email: 'First-Timer@example.com' });
+      const firstOrder = (await checkout(t, first).expect(201)).body.data;
+      const again = await guestCart(t, [[p.id, 1]], { email: 'first-timer@example.com' });
       await expectRefused(again, 'WELCOME', 'notApplicable');
+      // The order keeps the e-mail as typed and, indexed, in lower case: earlier orders are found without a scan.
+      expect(await query('SELECT email, email_key FROM orders WHERE id = ?', [firstOrder.id])).toEqual([
+        { email: 'First-Timer@example.com', email_key: 'first-timer@example.com' },
+      ]);
+      if (t.dataSource.options.type === 'better-sqlite3') {
+        const plan = await query<{ detail: string }>(
+          "EXPLAIN QUERY PLAN SELECT COUNT(*) AS placed FROM orders WHERE status <> 'cancelled' AND id <> ? " +
+            'AND (user_id = ? OR email_key = ?)',
+          [0, 1, 'first-timer@example.com'],
+        );
+        expect(plan.map((step) => step.detail).join('\n')).toContain('IDX_orders_email_key');
+      }
 
       const customer = await createAccount(t);
       const cart = await guestCart(t, [[p.id, 1]], { bearer: customer.token });

@@ -771,15 +771,16 @@ export function createHandlers(config, pool) {
       }
       const created = { orderNumber: newOrderNumber(now), document, region, createdAt: now };
       const [inserted] = await connection.query(
-        'INSERT INTO orders (order_number, user_id, email, total_cents, shipping_total_cents, currency_code, ' +
+        'INSERT INTO orders (order_number, user_id, email, email_key, total_cents, shipping_total_cents, currency_code, ' +
           'region_id, prices_include_tax, subtotal_minor, discount_total_minor, tax_total_minor, ' +
           'shipping_tax_total_minor, gift_card_total_minor, tax_calculation_id, tax_transaction_id, status, ' +
           'payment_status, shipping_address, shipping_address_details, payment_method, idempotency_key, ' +
           'request_hash, order_token_hash, cart_id, created_at, updated_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           created.orderNumber,
           user.id,
+          null,
           null,
           document.total,
           document.shippingTotal,

@@ -23,6 +23,10 @@ export class Order extends Timestamped {
   @Column({ type: 'varchar', length: 254, nullable: true })
   email: string | null;
 
+  /** `email` in lower case, indexed: a shopper's earlier orders by e-mail (first-order promotions). */
+  @Column({ name: 'email_key', type: 'varchar', length: 254, nullable: true, select: false })
+  emailKey: string | null;
+
   /** The order's `total` in minor units of its currency (the column kept its first name). */
   @Column({
     name: 'total_cents',

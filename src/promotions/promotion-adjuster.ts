@@ -223,7 +223,7 @@ async function earlierOrders(
 ): Promise<number> {
   if (customer.userId === null && customer.email === null) return 0;
   const [{ placed }]: Array<{ placed: number | string }> = await manager.query(
-    "SELECT COUNT(*) AS placed FROM orders WHERE status <> 'cancelled' AND id <> ? AND (user_id = ? OR LOWER(email) = ?)",
+    "SELECT COUNT(*) AS placed FROM orders WHERE status <> 'cancelled' AND id <> ? AND (user_id = ? OR email_key = ?)",
     [placing ?? 0, customer.userId, customer.email],
   );
   return Number(placed);

@@ -29,6 +29,7 @@ import { CreateCustomerGroups1763803000000 } from './1763803000000-create-custom
 import { CreatePriceLists1763803100000 } from './1763803100000-create-price-lists.js';
 import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
+import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -61,4 +62,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreatePriceLists1763803100000,
   CreatePromotions1763803200000,
   CreateGiftCards1763803300000,
+  IndexOrdersByEmail1763803400000,
 ];
