@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { OrdersService } from '../src/orders/orders.service.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { eventually } from './support/eventually.js';
 import { expectRefusals } from './support/field-errors.js';
 import { scrape } from './support/metrics.js';
 import { createProduct } from './support/products.js';
@@ -758,6 +759,13 @@ describe('promotions', () => {
         await checkout(t, cart).expect(201);
       }
       expect(await usedCount(code.id)).toBe(3);
+      // The checkouts' events dispatched first: the outbox's own locks are not what this test is about.
+      await eventually(async () => {
+        const [{ n }] = await query<{ n: number | string }>(
+          'SELECT COUNT(*) AS n FROM outbox_events WHERE dispatched_at IS NULL',
+        );
+        return Number(n) === 0;
+      });
       const orders = t.app.get(OrdersService);
       const later = new Date(Date.now() + 2 * HOUR);
       await Promise.all([1, 2, 3].map(() => orders.expirePending(later)));
