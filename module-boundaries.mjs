@@ -15,7 +15,7 @@ export const publicSurface = {
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
   categories: ['categories.module', 'category-directory', 'category-events'],
   products: ['products.module', 'product-catalog', 'product-events'],
-  orders: ['orders.module', 'order-history', 'order-events', 'dto/order.dto'],
+  orders: ['orders.module', 'order-history', 'order-events', 'order-timeline', 'dto/order.dto'],
   upload: ['upload.module', 'upload-holds'],
   sessions: ['sessions.module', 'user-sessions', 'session-events'],
   realtime: ['realtime.module'],
