@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import { queueMail } from '../mail/mail-jobs.js';
+import { OrderHistory } from '../orders/order-history.js';
 import { UserSessions } from '../sessions/user-sessions.js';
 import { type Account, lockAccount, UserAccounts } from '../users/user-accounts.js';
 import { AccountToken } from './account-token.entity.js';
@@ -36,6 +37,7 @@ export class AccountTokensService implements AccountTokens {
     private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly orders: OrderHistory,
   ) {}
 
   /**
@@ -93,10 +95,16 @@ export class AccountTokensService implements AccountTokens {
     await this.failures.reset(account.username);
   }
 
+  /**
+   * Verifies the address and makes the guest orders placed with it the account's, in one transaction. Only this
+   * proof of the address adopts them: not registration, nor an account counted as verified otherwise (created by
+   * an admin, older than verification, or verified by a password reset).
+   */
   async verifyEmail(token: string): Promise<void> {
     await this.transactions.run('verify email', async (tx) => {
       const user = await this.use(tx, 'email_verification', token);
       await this.users.markEmailVerified(tx, user.id);
+      await this.orders.adoptGuestOrders(tx, user.id, user.email);
     });
   }
 

@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { OrdersModule } from '../orders/orders.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountTokens } from './account-tokens.js';
@@ -25,6 +26,7 @@ const jwtKeyProvider = {
   imports: [
     UsersModule,
     SessionsModule,
+    OrdersModule,
     PassportModule,
     JwtModule.registerAsync({
       inject: [APP_CONFIG, JWT_KEY],

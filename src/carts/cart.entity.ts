@@ -40,6 +40,10 @@ export class Cart extends Timestamped {
   /** The region the cart is priced in; null: the default region. */
   @Column({ name: 'region_id', type: 'integer', nullable: true })
   regionId: number | null;
+
+  /** A draft staff build for the customer: the staff member who started it; null for a shopper's own cart. */
+  @Column({ name: 'draft_by_user_id', type: 'integer', nullable: true })
+  draftByUserId: number | null;
 }
 
 @Entity('cart_items')

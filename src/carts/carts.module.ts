@@ -8,6 +8,8 @@ import { PricingModule } from '../pricing/pricing.module.js';
 import { PriceListPricesModule } from '../price-lists/price-list-prices.module.js';
 import { PromotionsModule } from '../promotions/promotions.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
+import { UsersModule } from '../users/users.module.js';
+import { AdminCartsController } from './admin-carts.controller.js';
 import { CartCleanup } from './cart-cleanup.js';
 import { Cart, CartItem } from './cart.entity.js';
 import { CartsController } from './carts.controller.js';
@@ -24,8 +26,9 @@ import { CartsService } from './carts.service.js';
     PriceListPricesModule,
     GiftCardsModule,
     PromotionsModule,
+    UsersModule,
   ],
-  controllers: [CartsController],
+  controllers: [CartsController, AdminCartsController],
   providers: [CartsService, CartCleanup],
 })
 export class CartsModule {}

@@ -1,7 +1,7 @@
 import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { EntityManager, Repository } from 'typeorm';
+import { type EntityManager, IsNull, Not, type Repository } from 'typeorm';
 import { AddressBook } from '../addresses/address-book.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import { Paginated } from '../common/envelope.js';
@@ -10,9 +10,13 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { changedRows } from '../database/raw-query.js';
 import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
-import { TransactionRunner } from '../database/transaction-runner.js';
+import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { JobQueue } from '../jobs/job-queue.js';
+import { queueMail } from '../mail/mail-jobs.js';
+import { pageWindow, PageQueryDto } from '../common/pagination.js';
+import { UserAccounts } from '../users/user-accounts.js';
 import { MAX_QUANTITY, type OrderDetailResponseDto } from '../orders/dto/order.dto.js';
-import { OrderHistory } from '../orders/order-history.js';
+import { type CartOrder, draftOrderToken, OrderHistory } from '../orders/order-history.js';
 import type { CartGiftCardDto } from '../gift-cards/dto/gift-card.dto.js';
 import { GiftCardLedger } from '../gift-cards/gift-card-ledger.js';
 import { joinLiveProduct } from '../products/product-catalog.js';
@@ -38,7 +42,11 @@ import {
   type CartProblemDto,
   type CartResponseDto,
   CheckoutDto,
+  CompleteDraftDto,
   CreateCartDto,
+  CreateDraftCartDto,
+  type DraftCartResponseDto,
+  type DraftCartSummaryDto,
   type CreatedCartResponseDto,
   MAX_CART_LINES,
   UpdateCartDto,
@@ -138,6 +146,8 @@ export class CartsService {
     private readonly priceLists: PriceListPrices,
     private readonly giftCards: GiftCardLedger,
     private readonly promotions: PromotionPricing,
+    private readonly users: UserAccounts,
+    private readonly jobs: JobQueue,
   ) {
     this.defaultCurrency = config.payments.currency;
   }
@@ -159,6 +169,7 @@ export class CartsService {
         shippingAddress: null,
         shippingOptionId: null,
         regionId: dto.region_id ?? null,
+        draftByUserId: null,
         createdAt: now,
         updatedAt: now,
       });
@@ -495,82 +506,236 @@ export class CartsService {
   /**
    * Places the cart's order through the orders module's no-oversell placing, in the transaction that marks the
    * cart completed (a conditional update: of concurrent checkouts one places the order, the others wait on the
-   * cart's row and then replay it). A completed cart replays its order (`replayed`).
+   * cart's row and then replay it). A completed cart replays its order (`replayed`). A draft is staff's: they
+   * complete it with completeDraft.
    */
   async checkout(id: string, dto: CheckoutDto, caller: CartCaller): Promise<CheckedOut> {
     const cart = await this.findAccessible(this.carts.manager, id, caller);
+    if (cart.draftByUserId !== null) {
+      throw fieldError(
+        '',
+        'draft',
+        `Cart ${id} is a draft order: complete it with POST /admin/carts/${id}/complete`,
+      );
+    }
     const orderToken = cart.userId === null ? orderTokenOf(caller.token!, id) : null;
     if (cart.status === 'open') {
-      // Read before the transaction: the catalogue reads on a connection of its own, which a transaction holding
-      // one must not wait for (concurrent checkouts would exhaust the pool).
-      const { currencyCode } = await this.regionOf(this.carts.manager, cart);
-      const offered =
-        cart.shippingAddress !== null &&
-        (await this.shipping.applicableTo(cart.shippingAddress.country)).some(
-          (option) => shippingIn(option, currencyCode) !== null,
-        );
-      const placed = await this.transactions.run('checkout cart', async (tx) => {
-        if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
-        const current = await tx.findOneByOrFail(Cart, { id });
-        const lines = await linesOf(tx, id);
-        const email = current.email ?? dto.email ?? null;
-        const missing: FieldError[] = [];
-        if (lines.length === 0)
-          missing.push({ field: 'items', rule: 'required', message: 'the cart is empty' });
-        if (email === null && current.userId === null) {
-          missing.push({
-            field: 'email',
-            rule: 'required',
-            message: 'email is required for a guest checkout',
-          });
-        }
-        if (current.shippingAddress === null) {
-          missing.push({
-            field: 'shipping_address',
-            rule: 'required',
-            message: 'set shipping_address with PUT /carts/{id} first',
-          });
-        }
-        const region = await this.regionOf(tx, current);
-        const option = await this.shippingOf(tx, current, region);
-        // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
-        if (current.shippingAddress !== null && option === null && offered) {
-          missing.push({
-            field: 'shipping_option_id',
-            rule: 'required',
-            message: 'choose one of GET /carts/{id}/shipping-options with PUT /carts/{id}',
-          });
-        }
-        if (missing.length > 0) throw new ValidationFailedException(missing);
-        const short = lines.flatMap((line) => lineRefusal(line, region, this.defaultCurrency));
-        if (short.length > 0) throw new ValidationFailedException(short);
-        return this.orders.placeFromCart(tx, {
-          cartId: id,
-          userId: current.userId,
-          email,
-          // Product id, then variant id: the order the catalogue locks rows in.
-          items: lines
-            .map((line) => ({
-              productId: line.productId,
-              variantId: line.variantId,
-              quantity: line.quantity,
-            }))
-            .sort((a, b) => a.productId - b.productId || (a.variantId ?? 0) - (b.variantId ?? 0)),
-          shippingAddress: current.shippingAddress!,
-          region,
-          shipping:
-            option === null
-              ? null
-              : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
-          paymentMethod: dto.payment_method,
-          orderToken,
-        });
+      const placed = await this.placeOrder(cart, {
+        paymentMethod: dto.payment_method,
+        email: dto.email ?? null,
+        orderToken,
+        placedByUserId: null,
       });
       if (placed !== null) return { order: placed, replayed: false };
     }
     const order = await this.orders.placedFromCart(id);
     if (order === null) throw new NotFoundException(`Cart ${id} not found`);
     return { order: orderToken === null ? order : { ...order, order_token: orderToken }, replayed: true };
+  }
+
+  /** Staff start a draft order for a registered customer (`user_id`) or a guest's e-mail address. */
+  async createDraft(dto: CreateDraftCartDto, staff: AuthUser): Promise<DraftCartResponseDto> {
+    if ((dto.user_id === undefined) === (dto.email === undefined)) {
+      throw dto.user_id === undefined
+        ? fieldError('user_id', 'required', 'user_id or email is required')
+        : fieldError('user_id', 'exclusive', 'give user_id or email, not both');
+    }
+    if (dto.user_id !== undefined && (await this.users.findActive(dto.user_id)) === null) {
+      throw fieldError('user_id', 'exists', `user ${dto.user_id} does not exist or is not active`);
+    }
+    await this.regionNamed(this.carts.manager, dto.region_id);
+    const now = new Date();
+    const id = randomUUID();
+    await this.transactions.run('create draft cart', (tx) =>
+      tx.insert(Cart, {
+        id,
+        userId: dto.user_id ?? null,
+        tokenHash: null,
+        status: 'open',
+        email: dto.email ?? null,
+        shippingAddress: null,
+        shippingOptionId: null,
+        regionId: dto.region_id ?? null,
+        draftByUserId: staff.id,
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    return this.getDraft(id, staff);
+  }
+
+  /** A draft cart as staff see it (404 for a cart that is not a draft). */
+  async getDraft(id: string, staff: AuthUser): Promise<DraftCartResponseDto> {
+    const manager = this.carts.manager;
+    const cart = await this.findDraft(manager, id, staff);
+    return {
+      ...(await this.read(manager, cart)),
+      user_id: cart.userId,
+      draft_by_user_id: cart.draftByUserId!,
+    };
+  }
+
+  /** The open drafts, most recently changed first, with how many lines each holds (two statements). */
+  async listDrafts(query: PageQueryDto): Promise<Paginated<DraftCartSummaryDto>> {
+    const { page, pageSize, skip } = pageWindow(query, this.config.pageSizeMax);
+    const [carts, total] = await this.carts.findAndCount({
+      where: { draftByUserId: Not(IsNull()), status: 'open' },
+      order: { updatedAt: 'DESC', id: 'ASC' },
+      skip,
+      take: pageSize,
+    });
+    const counts: Array<{ cart_id: string; line_count: number | string }> =
+      carts.length === 0
+        ? []
+        : await this.carts.query(
+            `SELECT cart_id, COUNT(*) AS line_count FROM cart_items WHERE cart_id IN (${carts.map(() => '?').join(', ')}) GROUP BY cart_id`,
+            carts.map((cart) => cart.id),
+          );
+    const linesOfCart = new Map(counts.map((row) => [row.cart_id, Number(row.line_count)]));
+    return new Paginated(
+      carts.map((cart) => ({
+        id: cart.id,
+        user_id: cart.userId,
+        email: cart.email,
+        region_id: cart.regionId,
+        draft_by_user_id: cart.draftByUserId!,
+        line_count: linesOfCart.get(cart.id) ?? 0,
+        created_at: cart.createdAt.toISOString(),
+        updated_at: cart.updatedAt.toISOString(),
+      })),
+      total,
+      page,
+      pageSize,
+    );
+  }
+
+  /**
+   * Places a draft's order for its customer through the checkout's placing, with an order token (also for a
+   * registered customer: the payment link works without signing in) and `placed_by` the staff member. Then
+   * either e-mails the customer the payment link, or (`mark_paid`) marks the order paid by hand in the placing
+   * transaction. A completed draft replays its order (`replayed`) and sends nothing.
+   */
+  async completeDraft(id: string, dto: CompleteDraftDto, staff: AuthUser): Promise<CheckedOut> {
+    const cart = await this.findDraft(this.carts.manager, id, staff);
+    if (cart.status === 'open') {
+      const markPaid = dto.mark_paid === true;
+      const placed = await this.placeOrder(
+        cart,
+        {
+          paymentMethod: dto.payment_method ?? this.config.paymentMethods[0],
+          email: null,
+          orderToken: draftOrderToken(this.config.jwt.secret, id),
+          placedByUserId: staff.id,
+        },
+        async (tx, order) => {
+          if (markPaid && order.payment_status !== 'paid')
+            await this.orders.markPaidByHand(tx, order.id, staff);
+        },
+      );
+      if (placed !== null) {
+        if (!markPaid && placed.payment_status !== 'paid') {
+          const to = placed.email ?? (await this.users.findActive(cart.userId!))?.email;
+          if (to !== undefined) {
+            await queueMail(
+              this.jobs,
+              this.config,
+              {
+                kind: 'draft-order-payment',
+                to,
+                cartId: id,
+                orderId: placed.id,
+                orderNumber: placed.order_number,
+                currency: placed.currency_code,
+                amountDue: placed.amount_due,
+              },
+              { jobId: `draft-order:${id}` },
+            );
+          }
+        }
+        return { order: (await this.orders.placedFromCart(id))!, replayed: false };
+      }
+    }
+    const order = await this.orders.placedFromCart(id);
+    if (order === null) throw new NotFoundException(`Cart ${id} not found`);
+    return { order, replayed: true };
+  }
+
+  /**
+   * The placing of a cart's order, in the transaction that completes the cart (`then` runs in it after the
+   * order is placed); null when the cart was completed meanwhile.
+   */
+  private async placeOrder(
+    cart: Cart,
+    how: Pick<CartOrder, 'paymentMethod' | 'email' | 'orderToken' | 'placedByUserId'>,
+    then?: (tx: Tx, order: OrderDetailResponseDto) => Promise<void>,
+  ): Promise<OrderDetailResponseDto | null> {
+    const id = cart.id;
+    // Read before the transaction: the catalogue reads on a connection of its own, which a transaction holding
+    // one must not wait for (concurrent checkouts would exhaust the pool).
+    const { currencyCode } = await this.regionOf(this.carts.manager, cart);
+    const offered =
+      cart.shippingAddress !== null &&
+      (await this.shipping.applicableTo(cart.shippingAddress.country)).some(
+        (option) => shippingIn(option, currencyCode) !== null,
+      );
+    return this.transactions.run('checkout cart', async (tx) => {
+      if ((await changedRows(tx, COMPLETE_CART, [sqlDatetime(new Date()), id])) === 0) return null;
+      const current = await tx.findOneByOrFail(Cart, { id });
+      const lines = await linesOf(tx, id);
+      const email = current.email ?? how.email;
+      const missing: FieldError[] = [];
+      if (lines.length === 0)
+        missing.push({ field: 'items', rule: 'required', message: 'the cart is empty' });
+      if (email === null && current.userId === null) {
+        missing.push({
+          field: 'email',
+          rule: 'required',
+          message: 'email is required for a guest checkout',
+        });
+      }
+      if (current.shippingAddress === null) {
+        missing.push({
+          field: 'shipping_address',
+          rule: 'required',
+          message: 'set shipping_address with PUT /carts/{id} first',
+        });
+      }
+      const region = await this.regionOf(tx, current);
+      const option = await this.shippingOf(tx, current, region);
+      // Without an option that applies, checkout needs one whenever the address has any (none: free shipping).
+      if (current.shippingAddress !== null && option === null && offered) {
+        missing.push({
+          field: 'shipping_option_id',
+          rule: 'required',
+          message: 'choose one of GET /carts/{id}/shipping-options with PUT /carts/{id}',
+        });
+      }
+      if (missing.length > 0) throw new ValidationFailedException(missing);
+      const short = lines.flatMap((line) => lineRefusal(line, region, this.defaultCurrency));
+      if (short.length > 0) throw new ValidationFailedException(short);
+      const order = await this.orders.placeFromCart(tx, {
+        ...how,
+        cartId: id,
+        userId: current.userId,
+        email,
+        // Product id, then variant id: the order the catalogue locks rows in.
+        items: lines
+          .map((line) => ({
+            productId: line.productId,
+            variantId: line.variantId,
+            quantity: line.quantity,
+          }))
+          .sort((a, b) => a.productId - b.productId || (a.variantId ?? 0) - (b.variantId ?? 0)),
+        shippingAddress: current.shippingAddress!,
+        region,
+        shipping:
+          option === null
+            ? null
+            : { amount: shippingIn(option, region.currencyCode)!, taxClass: option.tax_class },
+      });
+      if (then !== undefined) await then(tx, order);
+      return order;
+    });
   }
 
   /**
@@ -722,16 +887,26 @@ export class CartsService {
 
   /**
    * The cart when the caller may use it: a customer's cart with their bearer token, an anonymous cart with its
-   * X-Cart-Token. Anything else (no such cart, a wrong or missing token, someone else's cart) is 404.
+   * X-Cart-Token, a draft (staff's, even when it names the customer) with an admin's bearer token. Anything else
+   * (no such cart, a wrong or missing token, someone else's cart, a customer's draft) is 404.
    */
   private async findAccessible(manager: EntityManager, id: string, caller: CartCaller): Promise<Cart> {
     const cart = UUID.test(id) ? await cartById(manager, id) : null;
     const allowed =
       cart !== null &&
-      (cart.userId === null
-        ? caller.token !== undefined && sameHash(cart.tokenHash, sha256(caller.token))
-        : caller.user?.id === cart.userId);
+      (cart.draftByUserId !== null
+        ? caller.user?.role === 'admin'
+        : cart.userId === null
+          ? caller.token !== undefined && sameHash(cart.tokenHash, sha256(caller.token))
+          : caller.user?.id === cart.userId);
     if (!allowed) throw new NotFoundException(`Cart ${id} not found`);
+    return cart;
+  }
+
+  /** A draft cart for staff; any other cart is 404 here. */
+  private async findDraft(manager: EntityManager, id: string, staff: AuthUser): Promise<Cart> {
+    const cart = await this.findAccessible(manager, id, { user: staff, token: undefined });
+    if (cart.draftByUserId === null) throw new NotFoundException(`Draft cart ${id} not found`);
     return cart;
   }
 }
@@ -759,8 +934,8 @@ async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> 
 }
 
 const CART_BY_ID =
-  'SELECT id, user_id, token_hash, status, email, shipping_address, shipping_option_id, region_id, created_at, ' +
-  'updated_at FROM carts WHERE id = ?';
+  'SELECT id, user_id, token_hash, status, email, shipping_address, shipping_option_id, region_id, ' +
+  'draft_by_user_id, created_at, updated_at FROM carts WHERE id = ?';
 
 interface CartRow {
   id: string;
@@ -771,6 +946,7 @@ interface CartRow {
   shipping_address: string | null;
   shipping_option_id: number | string | null;
   region_id: number | string | null;
+  draft_by_user_id: number | string | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -790,14 +966,16 @@ async function cartById(manager: EntityManager, id: string): Promise<Cart | null
       row.shipping_address === null ? null : (JSON.parse(row.shipping_address) as Cart['shippingAddress']),
     shippingOptionId: number(row.shipping_option_id),
     regionId: number(row.region_id),
+    draftByUserId: number(row.draft_by_user_id),
     createdAt: dateFromRow(row.created_at),
     updatedAt: dateFromRow(row.updated_at),
   });
 }
 
+/** The customer's own open cart most recently changed (a draft staff build for them is not theirs yet). */
 function newestOpenCartOf(manager: EntityManager, userId: number): Promise<Cart | null> {
   return manager.findOne(Cart, {
-    where: { userId, status: 'open' },
+    where: { userId, status: 'open', draftByUserId: IsNull() },
     order: { updatedAt: 'DESC', id: 'ASC' },
   });
 }

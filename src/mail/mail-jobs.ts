@@ -11,7 +11,17 @@ import type { OrderMailValues } from './templates/order-confirmation.js';
 export type MailJob =
   | { kind: 'order-confirmation' | 'payment-received'; to: string; order: OrderMailValues }
   | { kind: 'password-reset'; email: string }
-  | { kind: 'email-verification'; email: string };
+  | { kind: 'email-verification'; email: string }
+  | {
+      kind: 'draft-order-payment';
+      to: string;
+      /** The draft's cart: the order token is derived from it when the job runs, never carried in the queue. */
+      cartId: string;
+      orderId: number;
+      orderNumber: string;
+      currency: string;
+      amountDue: number;
+    };
 
 declare module '../jobs/job-queue.js' {
   interface Jobs {

@@ -5,8 +5,10 @@ import { APP_CONFIG } from '../config/config.module.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import type { OrderEventPayload } from '../orders/order-events.js';
+import { draftOrderToken } from '../orders/order-history.js';
 import { type MailJob, queueMail } from './mail-jobs.js';
 import { type MailMessage, MailTransport } from './mail-transport.js';
+import { draftOrderPayment } from './templates/draft-order-payment.js';
 import { emailVerification } from './templates/email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
 import { passwordReset } from './templates/password-reset.js';
@@ -56,6 +58,11 @@ export class MailService implements OnModuleInit {
         return { to: job.to, ...orderConfirmation(job.order) };
       case 'payment-received':
         return { to: job.to, ...paymentReceived(job.order) };
+      case 'draft-order-payment': {
+        const token = draftOrderToken(this.config.jwt.secret, job.cartId);
+        const link = `${this.config.mail.linkBaseUrl}/orders/${job.orderId}?token=${token}`;
+        return { to: job.to, ...draftOrderPayment({ ...job, link }) };
+      }
       case 'password-reset':
       case 'email-verification': {
         // A token per attempt: a retry's e-mail carries a new one, and the older stops working.

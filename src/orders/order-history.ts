@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { RegionInfo } from '../regions/region-directory.js';
 import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
@@ -48,8 +49,18 @@ export interface CartOrder {
   /** The shipping option's price in the region's currency (minor units) and its tax class; null: none. */
   shipping: { amount: number; taxClass: string } | null;
   paymentMethod: string;
-  /** A guest order's token (only its hash is stored); null for a user's order. */
+  /** A guest order's token, or a draft order's (only its hash is stored); null for a user's own order. */
   orderToken: string | null;
+  /** The staff member placing a draft order for its customer; null when the customer checks out. */
+  placedByUserId: number | null;
+}
+
+/**
+ * A draft order's token, derived from the service's secret and the draft's cart: the payment link e-mail is
+ * composed when its job runs, so the token is never stored but hashed (not even in the job queue).
+ */
+export function draftOrderToken(secret: string, cartId: string): string {
+  return createHmac('sha256', secret).update(`draft-order-token:${cartId}`).digest('base64url');
 }
 
 /** What other modules may ask of the orders module (bound to OrdersService in OrdersModule). */
@@ -94,4 +105,16 @@ export abstract class OrderHistory {
 
   /** The order placed from the cart, with its items, or null. */
   abstract placedFromCart(cartId: string): Promise<OrderDetailResponseDto | null>;
+
+  /**
+   * Marks a pending order paid by hand inside the caller's transaction, through the same state change as an
+   * admin's `PATCH /orders/{id}/status {status: 'paid', payment_status: 'paid'}` (`actor`: the admin).
+   */
+  abstract markPaidByHand(tx: Tx, orderId: number, actor: AuthUser): Promise<void>;
+
+  /**
+   * Makes the guest orders placed with this e-mail address (any case) the account's, inside the caller's
+   * transaction (the e-mail verification). Returns how many.
+   */
+  abstract adoptGuestOrders(tx: Tx, userId: number, email: string): Promise<number>;
 }

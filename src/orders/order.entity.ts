@@ -114,6 +114,10 @@ export class Order extends Timestamped {
   @Column({ name: 'cart_id', type: 'varchar', length: 36, nullable: true, select: false })
   cartId: string | null;
 
+  /** The staff member who placed the order for its customer (a draft order); null when the customer did. */
+  @Column({ name: 'placed_by_user_id', type: 'integer', nullable: true })
+  placedByUserId: number | null;
+
   @OneToMany(() => OrderItem, (item) => item.order)
   items: Relation<OrderItem[]>;
 
@@ -129,4 +133,7 @@ export class Order extends Timestamped {
 
   /** The owner, when a query joins it in (`leftJoinAndMapOne`); not a column. */
   user?: AccountSummary;
+
+  /** The staff member who placed it, when a query joins them in; not a column. */
+  placedBy?: AccountSummary;
 }

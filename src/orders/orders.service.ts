@@ -164,6 +164,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
           requestHash: idempotencyKey === undefined ? null : requestHash,
           orderTokenHash: null,
           cartId: null,
+          placedByUserId: null,
           createdAt: now,
           updatedAt: now,
         });
@@ -209,6 +210,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       requestHash: null,
       orderTokenHash: placement.orderToken === null ? null : sha256(placement.orderToken),
       cartId: placement.cartId,
+      placedByUserId: placement.placedByUserId,
       createdAt: now,
       updatedAt: now,
     });
@@ -474,12 +476,20 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       .where('o.id = :id', { id })
       .orderBy('i.id', 'ASC');
     if (!admin) qb.andWhere('o.userId = :userId', { userId });
-    else joinAccountSummary(qb.withDeleted(), 'o.user', 'o.userId');
+    else {
+      joinAccountSummary(qb.withDeleted(), 'o.user', 'o.userId');
+      joinAccountSummary(qb, 'o.placedBy', 'o.placedByUserId', 'placer');
+    }
     const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
     return {
       ...toOrderDetail(await this.withCalculation(this.orders.manager, order)),
-      ...(admin ? { user: ownerOrGuest(order) } : {}),
+      ...(admin
+        ? {
+            user: ownerOrGuest(order),
+            placed_by: order.placedBy == null ? null : toOrderOwner(order.placedBy),
+          }
+        : {}),
     };
   }
 
@@ -509,23 +519,43 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     });
   }
 
-  /** An admin moves status and payment_status along the allowed transitions. */
-  async updateStatus(id: number, dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
+  /**
+   * An admin moves status and payment_status along the allowed transitions (in the caller's transaction `tx`
+   * when given).
+   */
+  async updateStatus(id: number, dto: UpdateOrderStatusDto, tx?: Tx): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
       throw fieldError('status', 'required', 'status or payment_status is required');
     }
-    return this.changeState(id, {}, (current) =>
-      nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
+    return this.changeState(
+      id,
+      {},
+      (current) => nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
+      tx,
     );
+  }
+
+  async markPaidByHand(tx: Tx, orderId: number, _actor: AuthUser): Promise<void> {
+    await this.updateStatus(orderId, { status: 'paid', payment_status: 'paid' }, tx);
+  }
+
+  async adoptGuestOrders(tx: Tx, userId: number, email: string): Promise<number> {
+    const result = await tx.update(
+      Order,
+      { userId: IsNull(), emailKey: email.toLowerCase() },
+      { userId, updatedAt: new Date() },
+    );
+    return result.affected ?? 0;
   }
 
   private async changeState(
     id: number,
     scope: { userId?: number },
     decide: (current: OrderState) => OrderState | FieldError,
+    tx?: Tx,
   ): Promise<OrderResponseDto> {
     let cancelled = false;
-    const order = await this.transactions.run('change order state', async (manager) => {
+    const change = async (manager: EntityManager) => {
       cancelled = false;
       const current = await manager.findOne(Order, { where: { id, ...scope } });
       if (current === null) throw new NotFoundException(`Order ${id} not found`);
@@ -553,7 +583,9 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       const changed = { ...current, ...next, updatedAt: now };
       await this.publishChange(manager, changed, current, items);
       return changed;
-    });
+    };
+    const order =
+      tx === undefined ? await this.transactions.run('change order state', change) : await change(tx);
     if (cancelled) this.metrics.ordersCancelled.inc();
     return toOrderResponse(order);
   }

@@ -8,6 +8,7 @@ import {
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
+  IsBoolean,
   IsEmail,
   IsInt,
   IsObject,
@@ -224,4 +225,72 @@ export class CreatedCartResponseDto extends CartResponseDto {
     description: 'Anonymous carts only: the secret every later call sends as X-Cart-Token (shown once)',
   })
   cart_token?: string;
+}
+
+export class CreateDraftCartDto extends CreateCartDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    example: 7,
+    description: 'The registered customer the order is for (or email, not both)',
+  })
+  @Optional()
+  @IsInt()
+  @Min(1)
+  @Max(2_147_483_647)
+  user_id?: number;
+
+  @ApiPropertyOptional({
+    example: 'guest@example.com',
+    maxLength: 254,
+    description: 'A guest customer’s address: the order is a guest order (or user_id, not both)',
+  })
+  @Optional()
+  @IsString()
+  @MaxLength(254)
+  @IsEmail()
+  email?: string;
+}
+
+export class CompleteDraftDto {
+  @ApiPropertyOptional({
+    example: false,
+    description:
+      'true: the order is marked paid by hand (as PATCH /orders/{id}/status) and no payment link is sent',
+  })
+  @Optional()
+  @IsBoolean()
+  mark_paid?: boolean;
+
+  @ApiPropertyOptional({
+    example: 'credit_card',
+    description: 'One of PAYMENT_METHODS (default: the first of them)',
+  })
+  @Optional()
+  @IsString()
+  @CodePointLength(1, 32)
+  payment_method?: string;
+}
+
+export class DraftCartResponseDto extends CartResponseDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    example: 7,
+    description: 'The registered customer; null: a guest order for `email`',
+  })
+  user_id: number | null;
+  @ApiProperty({ type: 'integer', example: 1, description: 'The staff member who started the draft' })
+  draft_by_user_id: number;
+}
+
+export class DraftCartSummaryDto {
+  @ApiProperty({ format: 'uuid', example: '3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10' }) id: string;
+  @ApiProperty({ type: 'integer', nullable: true, example: 7 }) user_id: number | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'guest@example.com' }) email: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, example: 2, description: 'null: the default region' })
+  region_id: number | null;
+  @ApiProperty({ type: 'integer', example: 1 }) draft_by_user_id: number;
+  @ApiProperty({ type: 'integer', example: 3 }) line_count: number;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
 }

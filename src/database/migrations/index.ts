@@ -28,6 +28,7 @@ import { CreateRegionsAndTaxes1763802900000 } from './1763802900000-create-regio
 import { CreateCustomerGroups1763803000000 } from './1763803000000-create-customer-groups.js';
 import { CreatePriceLists1763803100000 } from './1763803100000-create-price-lists.js';
 import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
+import { AddDraftOrders1763803800000 } from './1763803800000-add-draft-orders.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
 
@@ -63,4 +64,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreatePromotions1763803200000,
   CreateGiftCards1763803300000,
   IndexOrdersByEmail1763803400000,
+  AddDraftOrders1763803800000,
 ];

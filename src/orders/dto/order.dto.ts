@@ -285,6 +285,14 @@ export class OrderDetailResponseDto extends OrderResponseDto {
   })
   user?: OrderOwnerDto | null;
   @ApiPropertyOptional({
+    type: OrderOwnerDto,
+    nullable: true,
+    description:
+      'Present when an admin reads the order: the staff member who placed it for the customer (a draft order); ' +
+      'null when the customer placed it',
+  })
+  placed_by?: OrderOwnerDto | null;
+  @ApiPropertyOptional({
     example: 'rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I',
     description:
       "Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)",
