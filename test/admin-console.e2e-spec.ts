@@ -831,6 +831,80 @@ describeInBrowser()('admin console in the browser', () => {
     await screenshot(page, 'order-discounts');
   });
 
+  it('builds a draft order for a customer on the Draft orders page and places it, then one for a guest marked paid', async () => {
+    const { page } = admin;
+    const [{ id: adminId }] = await db.query('SELECT id FROM users WHERE username = ?', [ADMIN.username]);
+    await go(page, 'Draft orders');
+    const start = page.getByRole('form', { name: 'New draft order' });
+    await start.getByLabel("Customer's user id", { exact: true }).fill(String(customer.id));
+    await start.getByRole('button', { name: 'Start draft' }).click();
+    await page.getByRole('heading', { name: `Draft for User ${customer.id}` }).waitFor();
+
+    async function build() {
+      const add = page.getByRole('form', { name: 'Add a product' });
+      await add.getByLabel('Product', { exact: true }).selectOption({ label: 'Promo lamp' });
+      await add.getByLabel('Quantity', { exact: true }).fill('2');
+      await add.getByRole('button', { name: 'Add product' }).click();
+      await page.getByRole('status').filter({ hasText: 'Product added.' }).waitFor();
+      const address = page.getByRole('form', { name: 'Shipping address' });
+      await address.getByLabel('Name', { exact: true }).fill('Ann Smith');
+      await address.getByLabel('Street', { exact: true }).fill('1 High St');
+      await address.getByLabel('City', { exact: true }).fill('London');
+      await address.getByLabel('Postal code', { exact: true }).fill('N1');
+      await address.getByLabel('Country', { exact: true }).fill('GB');
+      await address.getByRole('button', { name: 'Save address' }).click();
+      await page.getByRole('status').filter({ hasText: 'Address saved.' }).waitFor();
+    }
+
+    await build();
+    const code = page.getByRole('form', { name: 'Discount code' });
+    await code.getByLabel('Code', { exact: true }).fill('browser10');
+    await code.getByRole('button', { name: 'Apply code' }).click();
+    await page.getByRole('status').filter({ hasText: 'Code browser10 applied.' }).waitFor();
+    await page.getByRole('rowheader', { name: 'Discount' }).waitFor();
+    await screenshot(page, 'draft-order');
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await page.getByRole('status').filter({ hasText: 'payment link sent' }).waitFor();
+    const [order] = await db.query(
+      'SELECT id, order_number, user_id, placed_by_user_id, status, payment_status, total_cents, ' +
+        'order_token_hash FROM orders WHERE placed_by_user_id IS NOT NULL ORDER BY id',
+    );
+    expect({ ...order, total_cents: Number(order.total_cents) }).toMatchObject({
+      user_id: customer.id,
+      placed_by_user_id: adminId,
+      status: 'pending',
+      payment_status: 'pending',
+      total_cents: 7200,
+      order_token_hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    await page.getByRole('link', { name: `Open order ${order.order_number}` }).waitFor();
+
+    // A guest's draft, paid by hand when placed.
+    await start
+      .getByLabel("Customer's e-mail (guest order)", { exact: true })
+      .fill('phone-order@example.com');
+    await start.getByRole('button', { name: 'Start draft' }).click();
+    await page.getByRole('heading', { name: 'Draft for phone-order@example.com (guest)' }).waitFor();
+    await build();
+    await page.getByLabel('Mark paid (the payment was taken already: no payment link is sent)').check();
+    await page.getByRole('button', { name: 'Place order' }).click();
+    await page.getByRole('status').filter({ hasText: 'placed (paid)' }).waitFor();
+    expect(
+      await db.query(
+        "SELECT user_id, email, placed_by_user_id, status, payment_status FROM orders WHERE email = 'phone-order@example.com'",
+      ),
+    ).toEqual([
+      {
+        user_id: null,
+        email: 'phone-order@example.com',
+        placed_by_user_id: adminId,
+        status: 'paid',
+        payment_status: 'paid',
+      },
+    ]);
+    expect(await page.getByRole('table', { name: 'Open drafts' }).count()).toBe(0);
+  });
+
   it('every other page, photographed with what the run made', async () => {
     const { page } = admin;
     await go(page, 'Dashboard');

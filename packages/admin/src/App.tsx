@@ -10,6 +10,7 @@ import { LoginPage, NOT_ADMIN } from './pages/LoginPage';
 import { DashboardPage } from './pages/DashboardPage';
 import { OrdersPage } from './pages/OrdersPage';
 import { OrderPage } from './pages/OrderPage';
+import { DraftOrdersPage } from './pages/DraftOrdersPage';
 import { ProductsPage } from './pages/ProductsPage';
 import { ProductPage } from './pages/ProductPage';
 import { CategoriesPage } from './pages/CategoriesPage';
@@ -28,6 +29,7 @@ type User = Schemas['UserResponseDto'];
 const sections = [
   { to: '/', label: 'Dashboard', routes: ['dashboard'] },
   { to: '/orders', label: 'Orders', routes: ['orders', 'order'] },
+  { to: '/draft-orders', label: 'Draft orders', routes: ['draft-orders'] },
   { to: '/products', label: 'Products', routes: ['products', 'product', 'product-new'] },
   { to: '/categories', label: 'Categories', routes: ['categories'] },
   { to: '/customers', label: 'Customers', routes: ['customers'] },
@@ -49,6 +51,8 @@ function PageOf({ route }: { route: Route }) {
       return <OrdersPage />;
     case 'order':
       return <OrderPage key={route.id} id={route.id} />;
+    case 'draft-orders':
+      return <DraftOrdersPage />;
     case 'products':
       return <ProductsPage />;
     case 'product-new':

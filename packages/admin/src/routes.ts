@@ -18,6 +18,7 @@ export type Route =
   | { name: 'login' }
   | { name: 'dashboard' }
   | { name: 'orders' }
+  | { name: 'draft-orders' }
   | { name: 'order'; id: number }
   | { name: 'products' }
   | { name: 'product-new' }
@@ -38,6 +39,7 @@ const fixed: Record<string, Route> = {
   '': { name: 'dashboard' },
   '/login': { name: 'login' },
   '/orders': { name: 'orders' },
+  '/draft-orders': { name: 'draft-orders' },
   '/products': { name: 'products' },
   '/products/new': { name: 'product-new' },
   '/categories': { name: 'categories' },
