@@ -862,7 +862,8 @@ describeInBrowser()('admin console in the browser', () => {
     await code.getByRole('button', { name: 'Apply code' }).click();
     await page.getByRole('status').filter({ hasText: 'Code browser10 applied.' }).waitFor();
     await page.getByRole('rowheader', { name: 'Discount' }).waitFor();
-    await screenshot(page, 'draft-order');
+    await page.getByRole('heading', { name: `Draft for User ${customer.id}` }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'draft-order', { scrolled: true });
     await page.getByRole('button', { name: 'Place order' }).click();
     await page.getByRole('status').filter({ hasText: 'payment link sent' }).waitFor();
     const [order] = await db.query(

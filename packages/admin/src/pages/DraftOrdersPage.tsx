@@ -112,6 +112,19 @@ export function DraftOrdersPage() {
       )}
       {drafts.data !== null && drafts.data.length === 0 && <p>No open drafts.</p>}
 
+      {openId !== null && (
+        <DraftEditor
+          key={openId}
+          id={openId}
+          onChanged={() => void drafts.reload()}
+          onPlaced={(order) => {
+            setPlaced(order);
+            setOpenId(null);
+            void drafts.reload();
+          }}
+        />
+      )}
+
       <form className="stacked" onSubmit={submit} noValidate aria-labelledby="draft-form-heading">
         <h2 id="draft-form-heading">New draft order</h2>
         <Alert message={create.error} />
@@ -150,24 +163,20 @@ export function DraftOrdersPage() {
           </button>
         </div>
       </form>
-
-      {openId !== null && (
-        <DraftEditor
-          key={openId}
-          id={openId}
-          onPlaced={(order) => {
-            setPlaced(order);
-            setOpenId(null);
-            void drafts.reload();
-          }}
-        />
-      )}
     </Page>
   );
 }
 
 /** One draft: what it holds and priced, and the forms that change and place it. */
-function DraftEditor({ id, onPlaced }: { id: string; onPlaced: (order: Order) => void }) {
+function DraftEditor({
+  id,
+  onChanged,
+  onPlaced,
+}: {
+  id: string;
+  onChanged: () => void;
+  onPlaced: (order: Order) => void;
+}) {
   const draft = useLoad(
     () => client.data(client.api.GET('/admin/carts/{id}', { params: { path: { id } } })),
     [id],
@@ -204,6 +213,7 @@ function DraftEditor({ id, onPlaced }: { id: string; onPlaced: (order: Order) =>
     change.run(async () => {
       const changed = await call();
       draft.setData((current) => (current === null ? current : { ...current, ...changed }));
+      onChanged();
     }, done);
 
   const addLine = (event: FormEvent) => {
