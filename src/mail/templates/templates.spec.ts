@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { draftOrderPayment } from './draft-order-payment.js';
 import { emailVerification } from './email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './order-confirmation.js';
 import { passwordReset } from './password-reset.js';
@@ -131,5 +132,18 @@ describe('mail templates', () => {
     expect(verify.subject).toBe('Confirm your e-mail address');
     expect(verify.text).toContain('tok_123');
     expect(verify.text).toContain('for 48 hours');
+  });
+
+  it("a draft order's payment link names the order and the amount due, the link escaped in the HTML part", () => {
+    const mail = draftOrderPayment({
+      orderNumber: 'ORD-20261125-ABCD1234',
+      currency: 'jpy',
+      amountDue: 1999,
+      link: 'https://shop.example/orders/7?token=tok_123&a=1',
+    });
+    expect(mail.subject).toBe('Your order ORD-20261125-ABCD1234 is ready for payment');
+    expect(mail.text).toContain('To pay ¥1,999, open:');
+    expect(mail.text).toContain('https://shop.example/orders/7?token=tok_123&a=1');
+    expect(mail.html).toContain('href="https://shop.example/orders/7?token=tok_123&amp;a=1"');
   });
 });
