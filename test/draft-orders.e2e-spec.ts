@@ -339,6 +339,64 @@ describe('draft orders and guest orders joining an account', () => {
       expect(paymentMails(email)).toEqual([]);
     });
 
+    it('a gift card applied by staff pays its part at placing, taken once; mark_paid then marks the rest paid by hand', async () => {
+      const card = (
+        await as(api().post('/api/v1/gift-cards'), admin)
+          .send({ initial_balance: 10, currency_code: 'usd' })
+          .expect(201)
+      ).body.data as { id: number; code: string };
+      const id = await draft({ email: 'card-guest@example.com' }, [[productId, 2]]);
+      const applied = await as(api().post(`/api/v1/carts/${id}/gift-cards`), admin)
+        .send({ code: card.code })
+        .expect(201);
+      expect(applied.body.data).toMatchObject({ total: 25, gift_card_total: 10, amount_due: 15 });
+      const res = await complete(id, { mark_paid: true }).expect(201);
+      expect(res.body.data).toMatchObject({
+        status: 'paid',
+        payment_status: 'paid',
+        total_amount: 25,
+        gift_card_total: 10,
+        amount_due: 15,
+      });
+      const [{ balance_minor }] = await query<{ balance_minor: number | string }>(
+        'SELECT balance_minor FROM gift_cards WHERE id = ?',
+        [card.id],
+      );
+      expect(Number(balance_minor)).toBe(0);
+      const ledger = await query<{ order_id: number; kind: string; amount_minor: number | string }>(
+        'SELECT order_id, kind, amount_minor FROM gift_card_transactions WHERE gift_card_id = ?',
+        [card.id],
+      );
+      expect(ledger.map((row) => ({ ...row, amount_minor: Number(row.amount_minor) }))).toEqual([
+        { order_id: res.body.data.id, kind: 'debit', amount_minor: 1000 },
+      ]);
+      // Completing again takes nothing more from the card.
+      await complete(id, { mark_paid: true }).expect(201);
+      expect(
+        (await query('SELECT id FROM gift_card_transactions WHERE gift_card_id = ?', [card.id])).length,
+      ).toBe(1);
+    });
+
+    it('an order gift cards pay fully is paid at placing: mark_paid has nothing left to do, and no link is sent', async () => {
+      const card = (
+        await as(api().post('/api/v1/gift-cards'), admin)
+          .send({ initial_balance: 100, currency_code: 'usd' })
+          .expect(201)
+      ).body.data as { code: string };
+      const email = 'fully-carded@example.com';
+      for (const markPaid of [true, false]) {
+        const id = await draft({ email }, [[productId, 1]]);
+        await as(api().post(`/api/v1/carts/${id}/gift-cards`), admin)
+          .send({ code: card.code })
+          .expect(201);
+        const res = await complete(id, { mark_paid: markPaid }).expect(201);
+        expect(res.body.data).toMatchObject({ status: 'paid', payment_status: 'paid', amount_due: 0 });
+      }
+      await smtp.waitFor(email, 4);
+      await sleep(500);
+      expect(paymentMails(email)).toEqual([]);
+    });
+
     it('completing is staff’s only: a customer is 403, an unknown or a shopper’s cart 404', async () => {
       const id = await draft({ email: 'x@example.com' }, [[productId, 1]]);
       await as(api().post(`/api/v1/admin/carts/${id}/complete`), customer)
