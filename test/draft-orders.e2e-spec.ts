@@ -48,6 +48,14 @@ describe('draft orders and guest orders joining an account', () => {
     return id;
   }
 
+  /** A gift card of `balance` dollars, made by the admin. */
+  const giftCard = async (balance: number) =>
+    (
+      await as(api().post('/api/v1/gift-cards'), admin)
+        .send({ initial_balance: balance, currency_code: 'usd' })
+        .expect(201)
+    ).body.data as { id: number; code: string };
+
   const complete = (id: string, body: object = {}) =>
     as(api().post(`/api/v1/admin/carts/${id}/complete`), admin).send(body);
 
@@ -340,11 +348,7 @@ describe('draft orders and guest orders joining an account', () => {
     });
 
     it('a gift card applied by staff pays its part at placing, taken once; mark_paid then marks the rest paid by hand', async () => {
-      const card = (
-        await as(api().post('/api/v1/gift-cards'), admin)
-          .send({ initial_balance: 10, currency_code: 'usd' })
-          .expect(201)
-      ).body.data as { id: number; code: string };
+      const card = await giftCard(10);
       const id = await draft({ email: 'card-guest@example.com' }, [[productId, 2]]);
       const applied = await as(api().post(`/api/v1/carts/${id}/gift-cards`), admin)
         .send({ code: card.code })
@@ -378,11 +382,7 @@ describe('draft orders and guest orders joining an account', () => {
     });
 
     it('an order gift cards pay fully is paid at placing: mark_paid has nothing left to do, and no link is sent', async () => {
-      const card = (
-        await as(api().post('/api/v1/gift-cards'), admin)
-          .send({ initial_balance: 100, currency_code: 'usd' })
-          .expect(201)
-      ).body.data as { code: string };
+      const card = await giftCard(100);
       const email = 'fully-carded@example.com';
       for (const markPaid of [true, false]) {
         const id = await draft({ email }, [[productId, 1]]);
