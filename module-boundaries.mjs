@@ -31,6 +31,7 @@ export const publicSurface = {
   'price-lists': ['price-lists.module', 'price-list-prices.module', 'price-list-prices'],
   'gift-cards': ['gift-cards.module', 'gift-card-ledger', 'gift-card-tender', 'dto/gift-card.dto'],
   promotions: ['promotions.module', 'promotion-pricing'],
+  fulfilments: ['fulfilments.module', 'fulfilment-events', 'fulfilment-timeline'],
   pricing: [
     'pricing.module',
     'calculator',

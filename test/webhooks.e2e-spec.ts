@@ -283,6 +283,18 @@ describe('webhooks', () => {
       await api().delete('/api/v1/sessions').auth(customer.token, { type: 'bearer' }).expect(200);
       const other = await createProduct(t, admin.token);
       await asAdmin(api().delete(`/api/v1/products/${other.id}`)).expect(200); // product.deleted
+      const shipped = (await placeOrder(t, customer.token, [[product.id, 1]]).expect(201)).body.data;
+      await asAdmin(api().patch(`/api/v1/orders/${shipped.id}/status`))
+        .send({ status: 'paid', payment_status: 'paid' })
+        .expect(200);
+      const itemId = (await asAdmin(api().get(`/api/v1/orders/${shipped.id}`)).expect(200)).body.data.items[0]
+        .id;
+      const fulfilment = (
+        await asAdmin(api().post(`/api/v1/admin/orders/${shipped.id}/fulfilments`))
+          .send({ items: [{ order_item_id: itemId, quantity: 1 }] })
+          .expect(201)
+      ).body.data; // order.fulfilled
+      await asAdmin(api().post(`/api/v1/admin/fulfilments/${fulfilment.id}/deliver`)).expect(200); // order.delivered
 
       const deadline = Date.now() + 15_000;
       const types = () => new Set(receiver.to('/every-type').map((request) => JSON.parse(request.body).type));

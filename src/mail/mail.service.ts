@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
+import type { FulfilmentEventPayload } from '../fulfilments/fulfilment-events.js';
 import type { OrderEventPayload } from '../orders/order-events.js';
 import { type MailJob, queueMail } from './mail-jobs.js';
 import { type MailMessage, MailTransport } from './mail-transport.js';
@@ -11,6 +12,8 @@ import { emailVerification } from './templates/email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
 import { passwordReset } from './templates/password-reset.js';
 import { paymentReceived } from './templates/payment-received.js';
+import { refundIssued, returnReceived } from './templates/returns.js';
+import { shipment } from './templates/shipment.js';
 
 const TOKEN_MAILS = {
   'password-reset': { purpose: 'password_reset', page: 'reset-password', template: passwordReset },
@@ -40,6 +43,9 @@ export class MailService implements OnModuleInit {
     this.events.subscribe('order.paid', (event) =>
       this.queue({ kind: 'payment-received', ...orderMail(event.data) }, event.id),
     );
+    this.events.subscribe('order.fulfilled', async (event) => {
+      if (event.data.fulfilment.notify_customer) await this.queue(shipmentMail(event.data), event.id);
+    });
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
     );
@@ -56,6 +62,12 @@ export class MailService implements OnModuleInit {
         return { to: job.to, ...orderConfirmation(job.order) };
       case 'payment-received':
         return { to: job.to, ...paymentReceived(job.order) };
+      case 'shipment':
+        return { to: job.to, ...shipment(job.shipment) };
+      case 'return-received':
+        return { to: job.to, ...returnReceived(job.values) };
+      case 'refund-issued':
+        return { to: job.to, ...refundIssued(job.values) };
       case 'password-reset':
       case 'email-verification': {
         // A token per attempt: a retry's e-mail carries a new one, and the older stops working.
@@ -103,6 +115,27 @@ function orderMail({ order, user, email, items, discounts }: OrderEventPayload):
         code: discount.code,
         description: discount.description,
         amount: discount.amount,
+      })),
+    },
+  };
+}
+
+/** A fulfilment's shipment e-mail: the units it carries by name, its carrier and tracking. */
+function shipmentMail(payload: FulfilmentEventPayload): MailJob {
+  const { fulfilment, items } = payload;
+  const { to, order } = orderMail(payload);
+  return {
+    kind: 'shipment',
+    to,
+    shipment: {
+      username: order.username,
+      orderNumber: order.orderNumber,
+      carrier: fulfilment.carrier,
+      trackingNumber: fulfilment.tracking_number,
+      trackingUrl: fulfilment.tracking_url,
+      items: fulfilment.items.map((unit) => ({
+        productName: items.find((item) => item.id === unit.order_item_id)?.product_name ?? '',
+        quantity: unit.quantity,
       })),
     },
   };
