@@ -37,6 +37,7 @@ import { PriceListsModule } from './price-lists/price-lists.module.js';
 import { GiftCardsModule } from './gift-cards/gift-cards.module.js';
 import { PromotionsModule } from './promotions/promotions.module.js';
 import { FulfilmentsModule } from './fulfilments/fulfilments.module.js';
+import { ReturnsModule } from './returns/returns.module.js';
 
 @Module({})
 export class AppModule {
@@ -69,6 +70,7 @@ export class AppModule {
         OrdersModule,
         PaymentsModule,
         FulfilmentsModule,
+        ReturnsModule,
         CartsModule,
         RealtimeModule,
         MailModule,

@@ -6,6 +6,7 @@ import { Region, RegionCountry } from '../regions/region.entity.js';
 import { TaxRateRow } from '../taxes/tax-rate.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Fulfilment, FulfilmentItem } from '../fulfilments/fulfilment.entity.js';
+import { Return, ReturnItem } from '../returns/return.entity.js';
 import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -54,4 +55,6 @@ export const entities: Array<new () => object> = [
   PromotionUsage,
   Fulfilment,
   FulfilmentItem,
+  Return,
+  ReturnItem,
 ];

@@ -11,9 +11,10 @@ import type { OrderFulfilmentDto } from '../orders/dto/order.dto.js';
 import { OrderHistory } from '../orders/order-history.js';
 import { CreateFulfilmentDto, toFulfilmentResponse } from './dto/fulfilment.dto.js';
 import { Fulfilment, FulfilmentItem } from './fulfilment.entity.js';
+import type { ShippedUnits } from './shipped-units.js';
 
 @Injectable()
-export class FulfilmentsService implements OnModuleInit {
+export class FulfilmentsService implements ShippedUnits, OnModuleInit {
   constructor(
     @InjectRepository(Fulfilment) private readonly fulfilments: Repository<Fulfilment>,
     private readonly orders: OrderHistory,
@@ -33,6 +34,18 @@ export class FulfilmentsService implements OnModuleInit {
       order: { id: 'ASC', items: { id: 'ASC' } },
     });
     return fulfilments.map(toFulfilmentResponse);
+  }
+
+  async lastShippedOf(tx: Tx, orderId: number): Promise<Map<number, Date>> {
+    const rows: Array<{ order_item_id: number | string; shipped_at: Date | string }> = await tx
+      .createQueryBuilder(FulfilmentItem, 'fi')
+      .innerJoin('fi.fulfilment', 'f')
+      .select('fi.orderItemId', 'order_item_id')
+      .addSelect('MAX(f.shippedAt)', 'shipped_at')
+      .where('f.orderId = :orderId AND f.cancelledAt IS NULL', { orderId })
+      .groupBy('fi.orderItemId')
+      .getRawMany();
+    return new Map(rows.map((row) => [Number(row.order_item_id), asUtcDate(row.shipped_at)]));
   }
 
   /**
@@ -74,9 +87,10 @@ export class FulfilmentsService implements OnModuleInit {
           throw this.overFulfilled(i, unit.quantity - unit.fulfilled);
         }
       });
-      const refused = await this.orders.moveFulfilledUnits(
+      const refused = await this.orders.moveUnits(
         tx,
         orderId,
+        'fulfilled',
         dto.items.map((item) => ({ orderItemId: item.order_item_id, quantity: item.quantity })),
       );
       if (refused !== null) throw this.overFulfilled(refused, null);
@@ -157,9 +171,10 @@ export class FulfilmentsService implements OnModuleInit {
       if (fulfilment.cancelledAt !== null) {
         throw fieldError('fulfilment', 'notCancelled', `Fulfilment ${id} is already cancelled`);
       }
-      const refused = await this.orders.moveFulfilledUnits(
+      const refused = await this.orders.moveUnits(
         tx,
         fulfilment.orderId,
+        'fulfilled',
         fulfilment.items.map((item) => ({ orderItemId: item.orderItemId, quantity: -item.quantity })),
       );
       if (refused !== null) {
@@ -205,4 +220,9 @@ export class FulfilmentsService implements OnModuleInit {
         : `items.${index}.quantity must not exceed the item's ${left} unfulfilled unit(s)`,
     );
   }
+}
+
+/** A datetime read raw: a Date from MySQL, `2026-11-22 08:00:00.000` (UTC) from SQLite. */
+function asUtcDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(`${value.replace(' ', 'T')}Z`);
 }

@@ -6,13 +6,14 @@ import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import type { FulfilmentEventPayload } from '../fulfilments/fulfilment-events.js';
 import type { OrderEventPayload } from '../orders/order-events.js';
+import type { ReturnEventPayload } from '../returns/return-events.js';
 import { type MailJob, queueMail } from './mail-jobs.js';
 import { type MailMessage, MailTransport } from './mail-transport.js';
 import { emailVerification } from './templates/email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
 import { passwordReset } from './templates/password-reset.js';
 import { paymentReceived } from './templates/payment-received.js';
-import { refundIssued, returnReceived } from './templates/returns.js';
+import { refundIssued, returnReceived, type ReturnMailValues } from './templates/returns.js';
 import { shipment } from './templates/shipment.js';
 
 const TOKEN_MAILS = {
@@ -46,6 +47,12 @@ export class MailService implements OnModuleInit {
     this.events.subscribe('order.fulfilled', async (event) => {
       if (event.data.fulfilment.notify_customer) await this.queue(shipmentMail(event.data), event.id);
     });
+    this.events.subscribe('return.received', (event) =>
+      this.queue({ kind: 'return-received', ...returnMail(event.data) }, event.id),
+    );
+    this.events.subscribe('return.refunded', (event) =>
+      this.queue({ kind: 'refund-issued', ...returnMail(event.data) }, event.id),
+    );
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
     );
@@ -137,6 +144,28 @@ function shipmentMail(payload: FulfilmentEventPayload): MailJob {
         productName: items.find((item) => item.id === unit.order_item_id)?.product_name ?? '',
         quantity: unit.quantity,
       })),
+    },
+  };
+}
+
+/** A return's e-mail: the received units by name and what is refunded. */
+function returnMail(payload: ReturnEventPayload): { to: string; values: ReturnMailValues } {
+  const { return: ret, items } = payload;
+  const { to, order } = orderMail(payload);
+  return {
+    to,
+    values: {
+      username: order.username,
+      orderNumber: order.orderNumber,
+      returnId: ret.id,
+      currency: ret.currency_code,
+      refundAmount: ret.refund_amount,
+      items: ret.items
+        .filter((line) => (line.received_quantity ?? line.quantity) > 0)
+        .map((line) => ({
+          productName: items.find((item) => item.id === line.order_item_id)?.product_name ?? '',
+          quantity: line.received_quantity ?? line.quantity,
+        })),
     },
   };
 }

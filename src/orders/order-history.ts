@@ -62,6 +62,8 @@ export interface OrderUnits {
   quantity: number;
   /** Units live fulfilments carry. */
   fulfilled: number;
+  /** Units in a return requested or received (never more than the fulfilled ones). */
+  returned: number;
   /** What the line costs, after its discounts, with its tax (minor units). */
   totalMinor: number;
 }
@@ -128,11 +130,23 @@ export abstract class OrderHistory {
   abstract unitsOf(tx: Tx, orderId: number): Promise<OrderUnits[]>;
 
   /**
-   * Changes the items' fulfilled units by one conditional update each (never below 0 nor past the quantity), in
-   * the caller's transaction. Returns the index of the first change refused (nothing is applied after it: the
-   * caller throws and its transaction rolls back), or null when all applied.
+   * Changes the items' fulfilled or returned units by one conditional update each, in the caller's transaction:
+   * returned ≤ fulfilled ≤ quantity, none below 0 (a fulfilment whose units are in a return cannot give them
+   * back). Returns the index of the first change refused (nothing is applied after it: the caller throws and its
+   * transaction rolls back), or null when all applied.
    */
-  abstract moveFulfilledUnits(tx: Tx, orderId: number, changes: UnitChange[]): Promise<number | null>;
+  abstract moveUnits(
+    tx: Tx,
+    orderId: number,
+    units: 'fulfilled' | 'returned',
+    changes: UnitChange[],
+  ): Promise<number | null>;
+
+  /**
+   * What the order's shipping cost the customer, in minor units: its price after its discount, with its tax
+   * (added tax included unless prices include it).
+   */
+  abstract shippingChargeOf(tx: Tx, orderId: number): Promise<number>;
 
   /**
    * Recomputes the order's fulfillment_status from its items and moves its status, in the caller's transaction:

@@ -683,18 +683,30 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       productName: item.productName,
       quantity: item.quantity,
       fulfilled: item.fulfilledQuantity,
+      returned: item.returnedQuantity,
       totalMinor: item.totalMinor,
     }));
   }
 
-  async moveFulfilledUnits(tx: Tx, orderId: number, changes: UnitChange[]): Promise<number | null> {
+  async moveUnits(
+    tx: Tx,
+    orderId: number,
+    units: 'fulfilled' | 'returned',
+    changes: UnitChange[],
+  ): Promise<number | null> {
+    const [column, floor, ceiling] =
+      units === 'fulfilled'
+        ? ['fulfilled_quantity', 'returned_quantity', 'quantity']
+        : ['returned_quantity', '0', 'fulfilled_quantity'];
     for (const [index, { orderItemId, quantity }] of changes.entries()) {
       const result = await tx
         .createQueryBuilder()
         .update(OrderItem)
-        .set({ fulfilledQuantity: () => 'fulfilled_quantity + :quantity' })
+        .set({
+          [units === 'fulfilled' ? 'fulfilledQuantity' : 'returnedQuantity']: () => `${column} + :quantity`,
+        })
         .where('id = :orderItemId AND order_id = :orderId', { orderItemId, orderId, quantity })
-        .andWhere('fulfilled_quantity + :quantity >= 0 AND fulfilled_quantity + :quantity <= quantity')
+        .andWhere(`${column} + :quantity >= ${floor} AND ${column} + :quantity <= ${ceiling}`)
         .execute();
       if (result.affected === 0) return index;
     }
@@ -728,6 +740,13 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     const changed = { ...current, status, fulfillmentStatus, updatedAt: now };
     await this.publishChange(tx, changed, current, items);
     return this.eventPayload(tx, changed, items);
+  }
+
+  async shippingChargeOf(tx: Tx, orderId: number): Promise<number> {
+    const order = await tx.findOneByOrFail(Order, { id: orderId });
+    const discounts = await tx.find(OrderAdjustment, { where: { orderId, orderItemId: IsNull() } });
+    const discount = discounts.reduce((sum, adjustment) => sum + adjustment.amountMinor, 0);
+    return order.shippingTotalCents - discount + (order.pricesIncludeTax ? 0 : order.shippingTaxTotalMinor);
   }
 
   async eventPayloadOf(tx: Tx, orderId: number): Promise<OrderEventPayload> {

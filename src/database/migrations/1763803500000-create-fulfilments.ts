@@ -11,7 +11,7 @@ export class CreateFulfilments1763803500000 implements MigrationInterface {
   name = 'CreateFulfilments1763803500000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
-    await addBoundedUnits(queryRunner, 'fulfilled_quantity', 'CHK_order_items_fulfilled');
+    await addBoundedUnits(queryRunner, 'fulfilled_quantity', 'quantity', 'CHK_order_items_fulfilled');
     await changeTable(queryRunner, 'orders', {
       addColumns: [{ name: 'fulfillment_status', type: 'varchar', length: '20', default: "'not_fulfilled'" }],
     });
@@ -101,16 +101,18 @@ export class CreateFulfilments1763803500000 implements MigrationInterface {
 }
 
 /**
- * Adds to order_items a count of units (default 0) that a CHECK keeps from 0 to the item's quantity. On SQLite the
+ * Adds to order_items a count of units (default 0) that a CHECK keeps from 0 to `limit` (another column of the
+ * item). On SQLite the
  * CHECK comes with the column (ALTER TABLE ADD COLUMN takes one), so the table, which other tables reference, is
  * not rebuilt.
  */
 export async function addBoundedUnits(
   queryRunner: QueryRunner,
   column: string,
+  limit: string,
   check: string,
 ): Promise<void> {
-  const expression = `${column} >= 0 AND ${column} <= quantity`;
+  const expression = `${column} >= 0 AND ${column} <= ${limit}`;
   if (queryRunner.connection.driver.options.type === 'mysql') {
     await changeTable(queryRunner, 'order_items', {
       addColumns: [{ name: column, type: 'integer', default: '0' }],

@@ -31,6 +31,7 @@ import { CreatePromotions1763803200000 } from './1763803200000-create-promotions
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
 import { CreateFulfilments1763803500000 } from './1763803500000-create-fulfilments.js';
+import { CreateReturns1763803600000 } from './1763803600000-create-returns.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -65,4 +66,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateGiftCards1763803300000,
   IndexOrdersByEmail1763803400000,
   CreateFulfilments1763803500000,
+  CreateReturns1763803600000,
 ];
