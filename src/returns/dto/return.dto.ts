@@ -158,7 +158,7 @@ export class ReturnResponseDto {
   @ApiProperty({
     enum: ['pending', 'succeeded', 'failed'],
     nullable: true,
-    example: null,
+    example: 'succeeded',
     description: 'null until received; failed: the provider refused (see refund_error), staff may retry',
   })
   refund_status: RefundStatus | null;
