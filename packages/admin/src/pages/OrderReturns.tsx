@@ -11,7 +11,15 @@ type Return = Schemas['ReturnResponseDto'];
 type Receipt = Record<number, { quantity: string; restock: boolean }>;
 
 /** A requested return: receive what arrived (restock, refund the shipping) or reject it with a reason. */
-function ReturnDecision({ order, ret, onChange }: { order: Order; ret: Return; onChange: () => void }) {
+function ReturnDecision({
+  order,
+  ret,
+  onDone,
+}: {
+  order: Order;
+  ret: Return;
+  onDone: (message: string) => void;
+}) {
   const [receipt, setReceipt] = useState<Receipt>(
     Object.fromEntries(
       ret.items.map((item) => [item.order_item_id, { quantity: String(item.quantity), restock: true }]),
@@ -32,28 +40,24 @@ function ReturnDecision({ order, ret, onChange }: { order: Order; ret: Return; o
       }))
       .filter((item) => item.quantity > 0);
     void action
-      .run(
-        () =>
-          client.data(
-            client.api.POST('/admin/returns/{id}/receive', {
-              ...path,
-              body: { items, refund_shipping: refundShipping },
-            }),
-          ),
-        `Return #${ret.id} received.`,
+      .run(() =>
+        client.data(
+          client.api.POST('/admin/returns/{id}/receive', {
+            ...path,
+            body: { items, refund_shipping: refundShipping },
+          }),
+        ),
       )
-      .then((ok) => ok && onChange());
+      .then((ok) => ok && onDone(`Return #${ret.id} received.`));
   };
   const reject = () =>
     void action
-      .run(
-        () =>
-          client.data(
-            client.api.POST('/admin/returns/{id}/reject', { ...path, body: { reason: reason.trim() } }),
-          ),
-        `Return #${ret.id} rejected.`,
+      .run(() =>
+        client.data(
+          client.api.POST('/admin/returns/{id}/reject', { ...path, body: { reason: reason.trim() } }),
+        ),
       )
-      .then((ok) => ok && onChange());
+      .then((ok) => ok && onDone(`Return #${ret.id} rejected.`));
 
   return (
     <form
@@ -183,7 +187,15 @@ export function OrderReturns({ order, onChange }: { order: Order; onChange: () =
             {returns.data
               .filter((ret) => ret.status === 'requested')
               .map((ret) => (
-                <ReturnDecision key={ret.id} order={order} ret={ret} onChange={changed} />
+                <ReturnDecision
+                  key={ret.id}
+                  order={order}
+                  ret={ret}
+                  onDone={(message) => {
+                    retry.setStatus(message);
+                    changed();
+                  }}
+                />
               ))}
           </>
         ))}
