@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Stripe from 'stripe';
 import request from 'supertest';
+import { PaymentsService } from '../src/payments/payments.service.js';
 import { toMinor, unitShares } from '../src/pricing/calculator.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { expectRefusals } from './support/field-errors.js';
@@ -367,6 +368,45 @@ describe('returns', () => {
     );
     expect(await stockOf(plate)).toBe(stock + 2);
     expect(stripeRefunds(order.id)).toHaveLength(1);
+  });
+
+  it('a refund whose answer from Stripe was lost stays pending; staff retry with the same key once it settled: refunded once', async () => {
+    const order = await placedOrder([[plate, 1]]);
+    const id = (
+      await requestReturn(order, { items: [{ order_item_id: order.items[0].id, quantity: 1 }] }).expect(201)
+    ).body.data.id;
+    stripe.faults.refundsFail = true;
+    let received: request.Response;
+    try {
+      received = await receive(id, { items: [{ order_item_id: order.items[0].id, quantity: 1 }] }).expect(
+        200,
+      );
+    } finally {
+      stripe.faults.refundsFail = false;
+    }
+    expect(received.body.data).toMatchObject({
+      status: 'received',
+      refund_status: 'pending',
+      refund_error: null,
+    });
+    const retry = () => asAdmin(api().post(`/api/v1/admin/returns/${id}/refund`));
+    // The payments' refund is still pending: the same key answers it, nothing more is refunded.
+    expect((await retry().expect(200)).body.data.refund_status).toBe('pending');
+    await t.app.get(PaymentsService).settleRefunds(new Date(Date.now() + 3_600_000));
+    expect((await retry().expect(200)).body.data.refund_status).toBe('succeeded');
+    const made = [...stripe.refunds.entries()].filter(([, refund]) =>
+      stripeRefunds(order.id).some((sent) => sent.form.get('payment_intent') === refund.payment_intent),
+    );
+    expect(made).toHaveLength(1);
+    expect(made[0][1].amount).toBe(minor(order.items[0].total));
+    const [row] = await t.dataSource.query('SELECT refund_status, refund_attempt FROM returns WHERE id = ?', [
+      id,
+    ]);
+    expect(row).toEqual({ refund_status: 'succeeded', refund_attempt: 1 });
+    const done = await retry().expect(400);
+    expect(done.body.data.errors).toEqual([
+      expect.objectContaining({ field: 'refund_status', rule: 'open' }),
+    ]);
   });
 
   it('fewer units received than requested: only their shares are refunded, and the others are freed', async () => {
