@@ -65,7 +65,7 @@ export class CreateFulfilmentDto {
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
   tracking_url?: string;
 
-  @ApiPropertyOptional({ default: true, description: 'Send the customer the shipment e-mail' })
+  @ApiPropertyOptional({ description: 'Send the customer the shipment e-mail (default true)' })
   @Optional()
   @IsBoolean()
   notify_customer?: boolean;

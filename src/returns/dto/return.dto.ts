@@ -78,7 +78,7 @@ export class ReceiveItemInputDto {
   @Max(MAX_QUANTITY)
   quantity: number;
 
-  @ApiPropertyOptional({ default: false, description: 'Put the received units back in stock' })
+  @ApiPropertyOptional({ description: 'Put the received units back in stock (default false)' })
   @Optional()
   @IsBoolean()
   restock?: boolean;
@@ -101,7 +101,7 @@ export class ReceiveReturnDto {
   @Type(() => ReceiveItemInputDto)
   items: ReceiveItemInputDto[];
 
-  @ApiPropertyOptional({ default: false, description: "Refund the order's shipping too (once per order)" })
+  @ApiPropertyOptional({ description: "Refund the order's shipping too, once per order (default false)" })
   @Optional()
   @IsBoolean()
   refund_shipping?: boolean;
