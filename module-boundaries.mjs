@@ -21,7 +21,7 @@ export const publicSurface = {
   realtime: ['realtime.module'],
   webhooks: ['webhooks.module'],
   mail: ['mail.module', 'mail-jobs'],
-  payments: ['payments.module'],
+  payments: ['payments.module', 'order-refunds'],
   addresses: ['addresses.module', 'address-book', 'dto/address.dto'],
   'shipping-options': ['shipping-options.module', 'shipping-option-catalog', 'dto/shipping-option.dto'],
   carts: ['carts.module'],
@@ -31,6 +31,8 @@ export const publicSurface = {
   'price-lists': ['price-lists.module', 'price-list-prices.module', 'price-list-prices'],
   'gift-cards': ['gift-cards.module', 'gift-card-ledger', 'gift-card-tender', 'dto/gift-card.dto'],
   promotions: ['promotions.module', 'promotion-pricing'],
+  fulfilments: ['fulfilments.module', 'fulfilment-events', 'fulfilment-timeline', 'shipped-units'],
+  returns: ['returns.module', 'return-events', 'return-timeline'],
   pricing: [
     'pricing.module',
     'calculator',

@@ -36,6 +36,8 @@ import { CustomerGroupsModule } from './customer-groups/customer-groups.module.j
 import { PriceListsModule } from './price-lists/price-lists.module.js';
 import { GiftCardsModule } from './gift-cards/gift-cards.module.js';
 import { PromotionsModule } from './promotions/promotions.module.js';
+import { FulfilmentsModule } from './fulfilments/fulfilments.module.js';
+import { ReturnsModule } from './returns/returns.module.js';
 
 @Module({})
 export class AppModule {
@@ -67,6 +69,8 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         PaymentsModule,
+        FulfilmentsModule,
+        ReturnsModule,
         CartsModule,
         RealtimeModule,
         MailModule,

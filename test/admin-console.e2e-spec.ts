@@ -906,6 +906,89 @@ describeInBrowser()('admin console in the browser', () => {
     expect(await page.getByRole('table', { name: 'Open drafts' }).count()).toBe(0);
   });
 
+  it('fulfils a paid order with tracking and receives its return with restock: stored, refunded, restocked once', async () => {
+    const { page } = admin;
+    const adminToken = (await loginAdmin(service)).token;
+    const red = product.variants.find((variant) => variant.sku === 'LAMP-RED')!;
+    const placed = (
+      await postOrder(service, customer.token, {
+        ...orderBody([]),
+        items: [{ variant_id: red.id, quantity: 2 }],
+      }).expect(201)
+    ).body.data;
+    await api()
+      .post(`/api/v1/orders/${placed.id}/payments`)
+      .auth(customer.token, { type: 'bearer' })
+      .send({})
+      .expect(201);
+    await api()
+      .patch(`/api/v1/orders/${placed.id}/status`)
+      .auth(adminToken, { type: 'bearer' })
+      .send({ status: 'paid', payment_status: 'paid' })
+      .expect(200);
+
+    await page.goto(url(`/orders/${placed.id}`));
+    await heading(page, `Order ${placed.order_number}`).waitFor();
+    await page.getByLabel('Units of Browser lamp (Red)', { exact: true }).fill('2');
+    await page.getByLabel('Carrier', { exact: true }).fill('DHL');
+    await page.getByLabel('Tracking number', { exact: true }).fill('JJD000123');
+    await page.getByLabel('Tracking URL', { exact: true }).fill('https://track.example/JJD000123');
+    await page.getByRole('button', { name: 'Fulfil', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Fulfilment created.' }).waitFor();
+    await page.getByRole('link', { name: 'JJD000123', exact: true }).waitFor();
+    const [fulfilment] = await db.query(
+      'SELECT id, carrier, tracking_number, tracking_url, created_by FROM fulfilments WHERE order_id = ?',
+      [placed.id],
+    );
+    expect({ ...fulfilment, created_by: Number(fulfilment.created_by) }).toMatchObject({
+      carrier: 'DHL',
+      tracking_number: 'JJD000123',
+      tracking_url: 'https://track.example/JJD000123',
+      created_by: (await loginAdmin(service)).id,
+    });
+    expect(await db.query('SELECT status, fulfillment_status FROM orders WHERE id = ?', [placed.id])).toEqual(
+      [{ status: 'shipped', fulfillment_status: 'fulfilled' }],
+    );
+    await screenshot(page, 'order-fulfilled', { scrolled: true });
+
+    const itemId = (
+      await api().get(`/api/v1/orders/${placed.id}`).auth(customer.token, { type: 'bearer' }).expect(200)
+    ).body.data.items[0].id as number;
+    const requested = (
+      await api()
+        .post(`/api/v1/orders/${placed.id}/returns`)
+        .auth(customer.token, { type: 'bearer' })
+        .send({ items: [{ order_item_id: itemId, quantity: 1, reason: 'Scratched' }] })
+        .expect(201)
+    ).body.data;
+    const [{ stock: before }] = await db.query('SELECT stock FROM product_variants WHERE id = ?', [red.id]);
+    await page.reload();
+    await heading(page, `Order ${placed.order_number}`).waitFor();
+    await page.getByRole('button', { name: `Receive return #${requested.id}`, exact: true }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Return #${requested.id} received.` })
+      .waitFor();
+    const [stored] = await db.query(
+      'SELECT status, refund_status, refund_amount_minor FROM returns WHERE id = ?',
+      [requested.id],
+    );
+    expect({ ...stored, refund_amount_minor: Number(stored.refund_amount_minor) }).toEqual({
+      status: 'received',
+      refund_status: 'succeeded',
+      refund_amount_minor: Math.round(requested.refund_amount * 100),
+    });
+    const [{ stock: after }] = await db.query('SELECT stock FROM product_variants WHERE id = ?', [red.id]);
+    expect(Number(after)).toBe(Number(before) + 1);
+    const [payment] = await db.query('SELECT refunded_cents FROM payments WHERE order_id = ?', [placed.id]);
+    expect(Number(payment.refunded_cents)).toBe(Math.round(requested.refund_amount * 100));
+    await page.getByRole('row').filter({ hasText: 'Scratched' }).filter({ hasText: 'Succeeded' }).waitFor();
+    await screenshot(page, 'order-return-received', { scrolled: true });
+    await go(page, 'Returns');
+    await page.getByRole('link', { name: `Order #${placed.id}`, exact: true }).waitFor();
+    await screenshot(page, 'returns');
+  });
+
   it('every other page, photographed with what the run made', async () => {
     const { page } = admin;
     await go(page, 'Dashboard');

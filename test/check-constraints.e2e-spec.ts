@@ -91,6 +91,12 @@ describe('addCheck / dropCheck in migrations', () => {
 
   it('the migrations created the project CHECKs on this database', async () => {
     expect(await checkNames('products')).toEqual(['CHK_products_price', 'CHK_products_stock']);
-    expect(await checkNames('order_items')).toEqual(['CHK_order_items_quantity']);
+    expect(await checkNames('order_items')).toEqual([
+      'CHK_order_items_fulfilled',
+      'CHK_order_items_quantity',
+      'CHK_order_items_returned',
+    ]);
+    expect(await checkNames('fulfilment_items')).toEqual(['CHK_fulfilment_items_quantity']);
+    expect(await checkNames('return_items')).toEqual(['CHK_return_items_quantity']);
   });
 });

@@ -173,6 +173,28 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
         .expect(201);
       return { id: res.body.data.id };
     },
+    fulfilments: async () => ({ id: (await shippedOrder()).fulfilmentId }),
+    returns: async () => {
+      const { orderId, itemId, buyer } = await shippedOrder();
+      const res = await request(t.url)
+        .post(`/api/v1/orders/${orderId}/returns`)
+        .auth(buyer.token, { type: 'bearer' })
+        .send({ items: [{ order_item_id: itemId, quantity: 1 }] })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
+  };
+
+  /** A paid order of one unit, shipped: its item, buyer and fulfilment. */
+  const shippedOrder = async () => {
+    const { orderId, buyer } = await paidManualPayment();
+    const asAdmin = (call: request.Test) => call.auth(admin.token, { type: 'bearer' });
+    const itemId = (await asAdmin(request(t.url).get(`/api/v1/orders/${orderId}`)).expect(200)).body.data
+      .items[0].id as number;
+    const fulfilment = await asAdmin(request(t.url).post(`/api/v1/admin/orders/${orderId}/fulfilments`))
+      .send({ items: [{ order_item_id: itemId, quantity: 1 }] })
+      .expect(201);
+    return { orderId, itemId, buyer, fulfilmentId: fulfilment.body.data.id as number };
   };
 
   /** An order paid by bank transfer: its manual payment, confirmed by the admin. */
@@ -190,7 +212,7 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
       .auth(admin.token, { type: 'bearer' })
       .send({ status: 'paid', payment_status: 'paid' })
       .expect(200);
-    return { orderId, paymentId: payment.body.data.id as number };
+    return { orderId, buyer, paymentId: payment.body.data.id as number };
   };
 
   const createShippingOption = async (token: string) =>

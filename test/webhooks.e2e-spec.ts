@@ -279,6 +279,33 @@ describe('webhooks', () => {
         .post(`/api/v1/orders/${emptying.id}/cancel`)
         .auth(customer.token, { type: 'bearer' })
         .expect(200); // product.back_in_stock
+      const shipped = (await placeOrder(t, customer.token, [[product.id, 1]]).expect(201)).body.data;
+      await asAdmin(api().patch(`/api/v1/orders/${shipped.id}/status`))
+        .send({ status: 'paid', payment_status: 'paid' })
+        .expect(200);
+      const itemId = (await asAdmin(api().get(`/api/v1/orders/${shipped.id}`)).expect(200)).body.data.items[0]
+        .id;
+      const fulfilment = (
+        await asAdmin(api().post(`/api/v1/admin/orders/${shipped.id}/fulfilments`))
+          .send({ items: [{ order_item_id: itemId, quantity: 1 }] })
+          .expect(201)
+      ).body.data; // order.fulfilled
+      await asAdmin(api().post(`/api/v1/admin/fulfilments/${fulfilment.id}/deliver`)).expect(200); // order.delivered
+      const returnBody = { items: [{ order_item_id: itemId, quantity: 1 }] };
+      const returnOf = async () =>
+        (
+          await api()
+            .post(`/api/v1/orders/${shipped.id}/returns`)
+            .auth(customer.token, { type: 'bearer' })
+            .send(returnBody)
+            .expect(201)
+        ).body.data; // return.requested
+      await asAdmin(api().post(`/api/v1/admin/returns/${(await returnOf()).id}/reject`))
+        .send({ reason: 'Worn' })
+        .expect(200); // return.rejected
+      await asAdmin(api().post(`/api/v1/admin/returns/${(await returnOf()).id}/receive`))
+        .send(returnBody)
+        .expect(200); // return.received
       // sessions.revoked is the service's own: not delivered, even to "*".
       await api().delete('/api/v1/sessions').auth(customer.token, { type: 'bearer' }).expect(200);
       const other = await createProduct(t, admin.token);
@@ -308,7 +335,7 @@ describe('webhooks', () => {
       expect(dataOf('product.deleted')).toEqual([expect.objectContaining({ id: other.id })]);
       expect(dataOf('product.back_in_stock')).toEqual([expect.objectContaining({ id: scarce.id, stock: 1 })]);
       for (const type of ['order.paid', 'order.refunded']) {
-        expect(dataOf(type)).toEqual([
+        expect(dataOf(type).filter((data) => data.order.id !== shipped.id)).toEqual([
           expect.objectContaining({
             userId: customer.id,
             order: expect.objectContaining({ id: paid.id }),
@@ -316,6 +343,13 @@ describe('webhooks', () => {
           }),
         ]);
       }
+      expect(dataOf('order.paid').map((data) => data.order.id)).toEqual([paid.id, shipped.id]);
+      for (const type of ['order.fulfilled', 'order.delivered', 'return.received']) {
+        expect(dataOf(type)).toEqual([
+          expect.objectContaining({ order: expect.objectContaining({ id: shipped.id }) }),
+        ]);
+      }
+      expect(dataOf('return.requested')).toHaveLength(2);
       expect(
         ids('order.cancelled', (data) => (data as unknown as { order: { id: number } }).order.id),
       ).toEqual([paid.id, emptying.id]);

@@ -280,7 +280,12 @@ describe('loadConfig', () => {
       pendingTtlSeconds: 86400,
       expiryIntervalSeconds: 60,
       maxPendingPerUser: 20,
+      returnWindowDays: 30,
     });
+    expect(loadConfig({ RETURN_WINDOW_DAYS: '0' }).orders.returnWindowDays).toBe(0);
+    expect(problemsOf({ RETURN_WINDOW_DAYS: '-1' })).toContain(
+      'RETURN_WINDOW_DAYS must be an integer from 0 to 3650 (got "-1")',
+    );
     expect(loadConfig({}).outbox).toEqual({
       sweepIntervalSeconds: 5,
       redispatchAfterSeconds: 30,

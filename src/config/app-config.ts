@@ -114,6 +114,8 @@ export interface AppConfig {
     pendingTtlSeconds: number;
     expiryIntervalSeconds: number;
     maxPendingPerUser: number;
+    /** Days after a unit's fulfilment was shipped during which it may be returned; 0 refuses every return. */
+    returnWindowDays: number;
   };
   carts: {
     /** Open carts not changed for this long are removed (completed ones too, their order kept). */
@@ -529,6 +531,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 100_000)
   ORDER_MAX_PENDING_PER_USER = 20;
 
+  @IntegerVariable(0, 3650)
+  RETURN_WINDOW_DAYS = 30;
+
   @DurationVariable()
   CART_TTL = 30 * 86400;
 
@@ -833,6 +838,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
       expiryIntervalSeconds: variables.ORDER_EXPIRY_INTERVAL,
       maxPendingPerUser: variables.ORDER_MAX_PENDING_PER_USER,
+      returnWindowDays: variables.RETURN_WINDOW_DAYS,
     },
     carts: {
       ttlSeconds: variables.CART_TTL,

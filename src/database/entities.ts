@@ -5,6 +5,8 @@ import { OrderAdjustment, OrderItem, OrderTaxLine } from '../orders/order-item.e
 import { Region, RegionCountry } from '../regions/region.entity.js';
 import { TaxRateRow } from '../taxes/tax-rate.entity.js';
 import { Order } from '../orders/order.entity.js';
+import { Fulfilment, FulfilmentItem } from '../fulfilments/fulfilment.entity.js';
+import { Return, ReturnItem } from '../returns/return.entity.js';
 import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -51,4 +53,8 @@ export const entities: Array<new () => object> = [
   Promotion,
   CartDiscountCode,
   PromotionUsage,
+  Fulfilment,
+  FulfilmentItem,
+  Return,
+  ReturnItem,
 ];

@@ -1,6 +1,8 @@
 import type { AppConfig } from '../config/app-config.js';
 import type { JobQueue } from '../jobs/job-queue.js';
 import type { OrderMailValues } from './templates/order-confirmation.js';
+import type { ReturnMailValues } from './templates/returns.js';
+import type { ShipmentMailValues } from './templates/shipment.js';
 
 /**
  * One e-mail to send, rendered by the `mail.send` job when it runs. An order's e-mail carries the order as its
@@ -10,6 +12,8 @@ import type { OrderMailValues } from './templates/order-confirmation.js';
  */
 export type MailJob =
   | { kind: 'order-confirmation' | 'payment-received'; to: string; order: OrderMailValues }
+  | { kind: 'shipment'; to: string; shipment: ShipmentMailValues }
+  | { kind: 'return-received' | 'refund-issued'; to: string; values: ReturnMailValues }
   | { kind: 'password-reset'; email: string }
   | { kind: 'email-verification'; email: string }
   | {

@@ -4,8 +4,10 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
+import type { FulfilmentEventPayload } from '../fulfilments/fulfilment-events.js';
 import type { OrderEventPayload } from '../orders/order-events.js';
 import { draftOrderToken } from '../orders/order-history.js';
+import type { ReturnEventPayload } from '../returns/return-events.js';
 import { type MailJob, queueMail } from './mail-jobs.js';
 import { type MailMessage, MailTransport } from './mail-transport.js';
 import { draftOrderPayment } from './templates/draft-order-payment.js';
@@ -13,6 +15,8 @@ import { emailVerification } from './templates/email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './templates/order-confirmation.js';
 import { passwordReset } from './templates/password-reset.js';
 import { paymentReceived } from './templates/payment-received.js';
+import { refundIssued, returnReceived, type ReturnMailValues } from './templates/returns.js';
+import { shipment } from './templates/shipment.js';
 
 const TOKEN_MAILS = {
   'password-reset': { purpose: 'password_reset', page: 'reset-password', template: passwordReset },
@@ -42,6 +46,15 @@ export class MailService implements OnModuleInit {
     this.events.subscribe('order.paid', (event) =>
       this.queue({ kind: 'payment-received', ...orderMail(event.data) }, event.id),
     );
+    this.events.subscribe('order.fulfilled', async (event) => {
+      if (event.data.fulfilment.notify_customer) await this.queue(shipmentMail(event.data), event.id);
+    });
+    this.events.subscribe('return.received', (event) =>
+      this.queue({ kind: 'return-received', ...returnMail(event.data) }, event.id),
+    );
+    this.events.subscribe('return.refunded', (event) =>
+      this.queue({ kind: 'refund-issued', ...returnMail(event.data) }, event.id),
+    );
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
     );
@@ -63,6 +76,12 @@ export class MailService implements OnModuleInit {
         const link = `${this.config.mail.linkBaseUrl}/orders/${job.orderId}?token=${token}`;
         return { to: job.to, ...draftOrderPayment({ ...job, link }) };
       }
+      case 'shipment':
+        return { to: job.to, ...shipment(job.shipment) };
+      case 'return-received':
+        return { to: job.to, ...returnReceived(job.values) };
+      case 'refund-issued':
+        return { to: job.to, ...refundIssued(job.values) };
       case 'password-reset':
       case 'email-verification': {
         // A token per attempt: a retry's e-mail carries a new one, and the older stops working.
@@ -111,6 +130,49 @@ function orderMail({ order, user, email, items, discounts }: OrderEventPayload):
         description: discount.description,
         amount: discount.amount,
       })),
+    },
+  };
+}
+
+/** A fulfilment's shipment e-mail: the units it carries by name, its carrier and tracking. */
+function shipmentMail(payload: FulfilmentEventPayload): MailJob {
+  const { fulfilment, items } = payload;
+  const { to, order } = orderMail(payload);
+  return {
+    kind: 'shipment',
+    to,
+    shipment: {
+      username: order.username,
+      orderNumber: order.orderNumber,
+      carrier: fulfilment.carrier,
+      trackingNumber: fulfilment.tracking_number,
+      trackingUrl: fulfilment.tracking_url,
+      items: fulfilment.items.map((unit) => ({
+        productName: items.find((item) => item.id === unit.order_item_id)?.product_name ?? '',
+        quantity: unit.quantity,
+      })),
+    },
+  };
+}
+
+/** A return's e-mail: the received units by name and what is refunded. */
+function returnMail(payload: ReturnEventPayload): { to: string; values: ReturnMailValues } {
+  const { return: ret, items } = payload;
+  const { to, order } = orderMail(payload);
+  return {
+    to,
+    values: {
+      username: order.username,
+      orderNumber: order.orderNumber,
+      returnId: ret.id,
+      currency: ret.currency_code,
+      refundAmount: ret.refund_amount,
+      items: ret.items
+        .filter((line) => (line.received_quantity ?? line.quantity) > 0)
+        .map((line) => ({
+          productName: items.find((item) => item.id === line.order_item_id)?.product_name ?? '',
+          quantity: line.received_quantity ?? line.quantity,
+        })),
     },
   };
 }

@@ -9,6 +9,7 @@ const order: OrderEventPayload['order'] = {
   shipping_address: 'x',
   payment_method: 'credit_card',
   payment_status: 'pending',
+  fulfillment_status: 'not_fulfilled',
   currency_code: 'usd',
   region_id: 1,
   prices_include_tax: false,

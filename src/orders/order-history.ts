@@ -29,7 +29,8 @@ export function amountDueOf(order: Pick<Order, 'totalCents' | 'giftCardTotalMino
   return order.totalCents - order.giftCardTotalMinor;
 }
 import type { StockRequest } from '../products/product-catalog.js';
-import type { OrderDetailResponseDto } from './dto/order.dto.js';
+import type { OrderDetailResponseDto, OrderFulfilmentDto } from './dto/order.dto.js';
+import type { OrderEventPayload } from './order-events.js';
 import type { Order } from './order.entity.js';
 
 /** A structured postal address as an order keeps it (`shipping_address_details`); empty optional fields are "". */
@@ -62,6 +63,33 @@ export interface CartOrder {
 export function draftOrderToken(secret: string, cartId: string): string {
   return createHmac('sha256', secret).update(`draft-order-token:${cartId}`).digest('base64url');
 }
+
+/** An order item's units as fulfilments and returns count them. */
+export interface OrderUnits {
+  orderItemId: number;
+  productId: number;
+  variantId: number | null;
+  productName: string;
+  quantity: number;
+  /** Units live fulfilments carry. */
+  fulfilled: number;
+  /** Units in a return requested or received (never more than the fulfilled ones). */
+  returned: number;
+  /** What the line costs, after its discounts, with its tax (minor units). */
+  totalMinor: number;
+}
+
+/** A change of an item's counted units: positive takes units, negative gives them back. */
+export interface UnitChange {
+  orderItemId: number;
+  quantity: number;
+}
+
+/** What moved an order's fulfilment: a fulfilment created, delivered or cancelled. */
+export type FulfilmentChange = 'fulfilled' | 'delivered' | 'cancelled';
+
+/** Reads an order's fulfilments for its detail (the fulfilments module gives it). */
+export type FulfilmentReader = (orderId: number) => Promise<OrderFulfilmentDto[]>;
 
 /** What other modules may ask of the orders module (bound to OrdersService in OrdersModule). */
 export abstract class OrderHistory {
@@ -117,4 +145,44 @@ export abstract class OrderHistory {
    * transaction (the e-mail verification). Returns how many.
    */
   abstract adoptGuestOrders(tx: Tx, userId: number, email: string): Promise<number>;
+  /** Where the order's detail (GET /orders/{id}, customer, admin and guest) reads its `fulfilments`. */
+  abstract showFulfilments(reader: FulfilmentReader): void;
+
+  /** The order's items with their counted units, in id order, inside the caller's transaction. */
+  abstract unitsOf(tx: Tx, orderId: number): Promise<OrderUnits[]>;
+
+  /**
+   * Changes the items' fulfilled or returned units by one conditional update each, in the caller's transaction:
+   * returned ≤ fulfilled ≤ quantity, none below 0 (a fulfilment whose units are in a return cannot give them
+   * back). Returns the index of the first change refused (nothing is applied after it: the caller throws and its
+   * transaction rolls back), or null when all applied.
+   */
+  abstract moveUnits(
+    tx: Tx,
+    orderId: number,
+    units: 'fulfilled' | 'returned',
+    changes: UnitChange[],
+  ): Promise<number | null>;
+
+  /**
+   * What the order's shipping cost the customer, in minor units: its price after its discount, with its tax
+   * (added tax included unless prices include it).
+   */
+  abstract shippingChargeOf(tx: Tx, orderId: number): Promise<number>;
+
+  /**
+   * Recomputes the order's fulfillment_status from its items and moves its status, in the caller's transaction:
+   * paid → shipped once every unit is fulfilled; shipped → completed once, besides, every live fulfilment is
+   * delivered (`allDelivered`); shipped → paid when a cancelled fulfilment leaves units unfulfilled. Publishes
+   * `order.updated` when something changed. Returns the order as its events carry it.
+   */
+  abstract followFulfilment(
+    tx: Tx,
+    orderId: number,
+    change: FulfilmentChange,
+    allDelivered: boolean,
+  ): Promise<OrderEventPayload>;
+
+  /** The order as its events carry it, read in the caller's transaction. */
+  abstract eventPayloadOf(tx: Tx, orderId: number): Promise<OrderEventPayload>;
 }

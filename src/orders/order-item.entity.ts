@@ -57,6 +57,14 @@ export class OrderItem {
 
   @Column({ name: 'total_minor', type: 'bigint', default: 0, transformer: bigintNumber })
   totalMinor: number;
+
+  /** Units carried by live fulfilments (0..quantity, a CHECK); a new item takes the column's default. */
+  @Column({ name: 'fulfilled_quantity', type: 'integer', default: 0, insert: false })
+  fulfilledQuantity: number;
+
+  /** Units in a return requested or received (0..fulfilledQuantity, a CHECK); a new item takes the default. */
+  @Column({ name: 'returned_quantity', type: 'integer', default: 0, insert: false })
+  returnedQuantity: number;
 }
 
 /** A tax of an order's item, or of its shipping (`orderItemId` null), as the calculator gave it. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nextOrderState } from './order-status.js';
+import { fulfillmentStatusOf, nextOrderState } from './order-status.js';
 import { newOrderNumber } from './order-number.js';
 
 describe('nextOrderState', () => {
@@ -163,5 +163,14 @@ describe('newOrderNumber', () => {
     const numbers = new Set(Array.from({ length: 1000 }, () => newOrderNumber(at)));
     expect(numbers.size).toBe(1000);
     for (const n of numbers) expect(n).toMatch(/^ORD-20261122-[0-9A-HJKMNP-TV-Z]{8}$/);
+  });
+});
+
+describe('fulfillmentStatusOf', () => {
+  it('is not_fulfilled with no unit shipped, partially_fulfilled with some, fulfilled with all', () => {
+    expect(fulfillmentStatusOf(3, 0)).toBe('not_fulfilled');
+    expect(fulfillmentStatusOf(3, 1)).toBe('partially_fulfilled');
+    expect(fulfillmentStatusOf(3, 2)).toBe('partially_fulfilled');
+    expect(fulfillmentStatusOf(3, 3)).toBe('fulfilled');
   });
 });

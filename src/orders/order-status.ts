@@ -25,6 +25,15 @@ const PAYMENT_MOVES: Record<PaymentStatus, readonly PaymentStatus[]> = {
   partially_refunded: ['refunded'],
 };
 
+export const FULFILLMENT_STATUSES = ['not_fulfilled', 'partially_fulfilled', 'fulfilled'] as const;
+export type FulfillmentStatus = (typeof FULFILLMENT_STATUSES)[number];
+
+/** An order's fulfillment_status from its units: how many it has and how many live fulfilments carry. */
+export function fulfillmentStatusOf(units: number, fulfilled: number): FulfillmentStatus {
+  if (fulfilled === 0) return 'not_fulfilled';
+  return fulfilled >= units ? 'fulfilled' : 'partially_fulfilled';
+}
+
 export interface OrderState {
   status: OrderStatus;
   paymentStatus: PaymentStatus;

@@ -4,7 +4,8 @@ import { Timestamped } from '../database/timestamped.js';
 import type { OrderGiftCard } from '../gift-cards/gift-card-ledger.js';
 import type { AccountSummary } from '../users/user-accounts.js';
 import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
-import type { OrderStatus, PaymentStatus } from './order-status.js';
+import type { FulfillmentStatus, OrderStatus, PaymentStatus } from './order-status.js';
+import type { OrderFulfilmentDto } from './dto/order.dto.js';
 import type { ShippingAddressDetails } from './order-history.js';
 
 @Entity('orders')
@@ -84,6 +85,16 @@ export class Order extends Timestamped {
   @Column({ name: 'payment_status', type: 'varchar', length: 20 })
   paymentStatus: PaymentStatus;
 
+  /** Written by the fulfilments (OrderHistory.followFulfilment); a new order takes the column's default. */
+  @Column({
+    name: 'fulfillment_status',
+    type: 'varchar',
+    length: 20,
+    default: 'not_fulfilled',
+    insert: false,
+  })
+  fulfillmentStatus: FulfillmentStatus;
+
   @Column({ name: 'shipping_address', type: 'varchar', length: 255 })
   shippingAddress: string;
 
@@ -127,6 +138,9 @@ export class Order extends Timestamped {
 
   @OneToMany(() => OrderAdjustment, (adjustment) => adjustment.order)
   adjustments?: Relation<OrderAdjustment[]>;
+
+  /** The order's fulfilments, when its detail is read; not a column. */
+  fulfilments?: OrderFulfilmentDto[];
 
   /** What the order took from each gift card, when read with them; not a column. */
   giftCards?: OrderGiftCard[];

@@ -63,10 +63,16 @@ import {
   PENDING_OF_USER_BESIDES,
 } from './order-statements.js';
 import type { OrderEventPayload } from './order-events.js';
-import type { CartOrder } from './order-history.js';
+import type {
+  CartOrder,
+  FulfilmentChange,
+  FulfilmentReader,
+  OrderUnits,
+  UnitChange,
+} from './order-history.js';
 import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
-import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
+import { fulfillmentStatusOf, nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
 import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
 import { Order } from './order.entity.js';
 
@@ -93,6 +99,8 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     private readonly priceLists: PriceListPrices,
     private readonly giftCards: GiftCardLedger,
   ) {}
+
+  private fulfilmentReader: FulfilmentReader = async () => [];
 
   onModuleInit(): void {
     this.events.subscribe('order.paid', (event) => this.recordTaxTransaction(event.data.order.id));
@@ -482,6 +490,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     }
     const order = await qb.getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
+    order.fulfilments = await this.fulfilmentReader(id);
     return {
       ...toOrderDetail(await this.withCalculation(this.orders.manager, order)),
       ...(admin
@@ -502,6 +511,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       .orderBy('i.id', 'ASC')
       .getOne();
     if (order === null) throw new NotFoundException(`Order ${id} not found`);
+    order.fulfilments = await this.fulfilmentReader(id);
     return toOrderDetail(await this.withCalculation(this.orders.manager, order));
   }
 
@@ -693,6 +703,88 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     return true;
   }
 
+  showFulfilments(reader: FulfilmentReader): void {
+    this.fulfilmentReader = reader;
+  }
+
+  async unitsOf(tx: Tx, orderId: number): Promise<OrderUnits[]> {
+    return (await this.itemsOf(tx, orderId)).map((item) => ({
+      orderItemId: item.id,
+      productId: item.productId,
+      variantId: item.variantId,
+      productName: item.productName,
+      quantity: item.quantity,
+      fulfilled: item.fulfilledQuantity,
+      returned: item.returnedQuantity,
+      totalMinor: item.totalMinor,
+    }));
+  }
+
+  async moveUnits(
+    tx: Tx,
+    orderId: number,
+    units: 'fulfilled' | 'returned',
+    changes: UnitChange[],
+  ): Promise<number | null> {
+    const [column, floor, ceiling] =
+      units === 'fulfilled'
+        ? ['fulfilled_quantity', 'returned_quantity', 'quantity']
+        : ['returned_quantity', '0', 'fulfilled_quantity'];
+    for (const [index, { orderItemId, quantity }] of changes.entries()) {
+      const result = await tx
+        .createQueryBuilder()
+        .update(OrderItem)
+        .set({
+          [units === 'fulfilled' ? 'fulfilledQuantity' : 'returnedQuantity']: () => `${column} + :quantity`,
+        })
+        .where('id = :orderItemId AND order_id = :orderId', { orderItemId, orderId, quantity })
+        .andWhere(`${column} + :quantity >= ${floor} AND ${column} + :quantity <= ${ceiling}`)
+        .execute();
+      if (result.affected === 0) return index;
+    }
+    return null;
+  }
+
+  async followFulfilment(
+    tx: Tx,
+    orderId: number,
+    change: FulfilmentChange,
+    allDelivered: boolean,
+  ): Promise<OrderEventPayload> {
+    const current = await forUpdate(
+      tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
+    ).getOneOrFail();
+    const items = await this.itemsOf(tx, orderId);
+    const units = items.reduce((sum, item) => sum + item.quantity, 0);
+    const fulfillmentStatus = fulfillmentStatusOf(
+      units,
+      items.reduce((sum, item) => sum + item.fulfilledQuantity, 0),
+    );
+    let status = current.status;
+    if (fulfillmentStatus === 'fulfilled' && status === 'paid') status = 'shipped';
+    if (fulfillmentStatus === 'fulfilled' && allDelivered && status === 'shipped') status = 'completed';
+    if (change === 'cancelled' && fulfillmentStatus !== 'fulfilled' && status === 'shipped') status = 'paid';
+    if (status === current.status && fulfillmentStatus === current.fulfillmentStatus) {
+      return this.eventPayload(tx, current, items);
+    }
+    const now = new Date();
+    await tx.update(Order, { id: orderId }, { status, fulfillmentStatus, updatedAt: now });
+    const changed = { ...current, status, fulfillmentStatus, updatedAt: now };
+    await this.publishChange(tx, changed, current, items);
+    return this.eventPayload(tx, changed, items);
+  }
+
+  async shippingChargeOf(tx: Tx, orderId: number): Promise<number> {
+    const order = await tx.findOneByOrFail(Order, { id: orderId });
+    const discounts = await tx.find(OrderAdjustment, { where: { orderId, orderItemId: IsNull() } });
+    const discount = discounts.reduce((sum, adjustment) => sum + adjustment.amountMinor, 0);
+    return order.shippingTotalCents - discount + (order.pricesIncludeTax ? 0 : order.shippingTaxTotalMinor);
+  }
+
+  async eventPayloadOf(tx: Tx, orderId: number): Promise<OrderEventPayload> {
+    return this.eventPayload(tx, await tx.findOneByOrFail(Order, { id: orderId }));
+  }
+
   /** Cancels the order `id` if it matches `condition` and restocks it; null when nothing matched. */
   private async cancelIf(
     manager: EntityManager,
@@ -772,21 +864,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     previous: OrderState | null,
     items?: OrderItem[],
   ): Promise<void> {
-    const [owner]: Array<{ id: number; username: string; email: string }> =
-      order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
-    const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
-    order.items = items ?? order.items ?? (await this.itemsOf(tx, order.id));
-    if (order.taxLines === undefined || order.adjustments === undefined)
-      await this.withCalculation(tx, order);
-    const detail = toOrderDetail(order);
-    const payload: OrderEventPayload = {
-      userId: order.userId,
-      order: toOrderResponse(order),
-      user,
-      email: order.email ?? user?.email ?? null,
-      items: detail.items,
-      discounts: detail.discounts,
-    };
+    const payload = await this.eventPayload(tx, order, items);
     if (previous === null) {
       await this.events.publish(tx, 'order.created', payload);
       return;
@@ -804,6 +882,25 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     ) {
       await this.events.publish(tx, 'order.refunded', payload);
     }
+  }
+
+  /** The order as its events carry it: the order, its owner, where its e-mail goes, its items and discounts. */
+  private async eventPayload(tx: Tx, order: Order, items?: OrderItem[]): Promise<OrderEventPayload> {
+    const [owner]: Array<{ id: number; username: string; email: string }> =
+      order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
+    const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
+    order.items = items ?? order.items ?? (await this.itemsOf(tx, order.id));
+    if (order.taxLines === undefined || order.adjustments === undefined)
+      await this.withCalculation(tx, order);
+    const detail = toOrderDetail(order);
+    return {
+      userId: order.userId,
+      order: toOrderResponse(order),
+      user,
+      email: order.email ?? user?.email ?? null,
+      items: detail.items,
+      discounts: detail.discounts,
+    };
   }
 }
 

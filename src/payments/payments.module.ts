@@ -10,6 +10,8 @@ import { Payment, PaymentRefund } from './payment.entity.js';
 import { ManualProvider, PAYMENT_PROVIDERS, type PaymentProvider } from './payment-provider.js';
 import { PaymentsController } from './payments.controller.js';
 import { PaymentsService } from './payments.service.js';
+import { OrderRefunds } from './order-refunds.js';
+import { fromMinor } from '../pricing/calculator.js';
 import { StripeProvider } from './stripe-provider.js';
 
 @Module({
@@ -17,6 +19,21 @@ import { StripeProvider } from './stripe-provider.js';
   controllers: [PaymentsController],
   providers: [
     PaymentsService,
+    {
+      provide: OrderRefunds,
+      inject: [PaymentsService],
+      useFactory: (payments: PaymentsService): OrderRefunds => ({
+        refund: async (orderId, amountMinor, currency, reason, idempotencyKey, staff) =>
+          (
+            await payments.refund(
+              orderId,
+              { amount: fromMinor(amountMinor, currency), reason },
+              staff,
+              idempotencyKey,
+            )
+          ).status as 'pending' | 'succeeded' | 'failed',
+      }),
+    },
     {
       // Every provider this instance offers; PAYMENT_PROVIDERS maps payment methods to their names.
       provide: PAYMENT_PROVIDERS,
@@ -33,5 +50,6 @@ import { StripeProvider } from './stripe-provider.js';
       },
     },
   ],
+  exports: [OrderRefunds],
 })
 export class PaymentsModule {}

@@ -1,6 +1,8 @@
 import type { DomainEventType } from '../events/domain-events.js';
 // The payload types come with the modules' event files (declaration merging into DomainEvents).
 import type {} from '../orders/order-events.js';
+import type {} from '../fulfilments/fulfilment-events.js';
+import type {} from '../returns/return-events.js';
 import type {} from '../products/product-events.js';
 import type {} from '../users/user-events.js';
 
@@ -14,6 +16,11 @@ export const EVENT_TYPES: readonly string[] = [
   'order.paid',
   'order.cancelled',
   'order.refunded',
+  'order.fulfilled',
+  'order.delivered',
+  'return.requested',
+  'return.received',
+  'return.rejected',
   'product.created',
   'product.updated',
   'product.deleted',

@@ -23,6 +23,7 @@ import { RegionsPage } from './pages/RegionsPage';
 import { TaxRatesPage } from './pages/TaxRatesPage';
 import { GiftCardsPage } from './pages/GiftCardsPage';
 import { PromotionsPage } from './pages/PromotionsPage';
+import { ReturnsPage } from './pages/ReturnsPage';
 
 type User = Schemas['UserResponseDto'];
 
@@ -30,6 +31,7 @@ const sections = [
   { to: '/', label: 'Dashboard', routes: ['dashboard'] },
   { to: '/orders', label: 'Orders', routes: ['orders', 'order'] },
   { to: '/draft-orders', label: 'Draft orders', routes: ['draft-orders'] },
+  { to: '/returns', label: 'Returns', routes: ['returns'] },
   { to: '/products', label: 'Products', routes: ['products', 'product', 'product-new'] },
   { to: '/categories', label: 'Categories', routes: ['categories'] },
   { to: '/customers', label: 'Customers', routes: ['customers'] },
@@ -79,6 +81,8 @@ function PageOf({ route }: { route: Route }) {
       return <PromotionsPage />;
     case 'webhooks':
       return <WebhooksPage />;
+    case 'returns':
+      return <ReturnsPage />;
     default:
       return (
         <>

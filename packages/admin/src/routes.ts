@@ -33,6 +33,7 @@ export type Route =
   | { name: 'gift-cards' }
   | { name: 'promotions' }
   | { name: 'webhooks' }
+  | { name: 'returns' }
   | { name: 'not-found' };
 
 const fixed: Record<string, Route> = {
@@ -52,6 +53,7 @@ const fixed: Record<string, Route> = {
   '/gift-cards': { name: 'gift-cards' },
   '/promotions': { name: 'promotions' },
   '/webhooks': { name: 'webhooks' },
+  '/returns': { name: 'returns' },
 };
 
 /** The route of a location's path (with or without a trailing slash); ids are positive decimal integers. */

@@ -31,6 +31,8 @@ import { CreatePromotions1763803200000 } from './1763803200000-create-promotions
 import { AddDraftOrders1763803800000 } from './1763803800000-add-draft-orders.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
+import { CreateFulfilments1763803500000 } from './1763803500000-create-fulfilments.js';
+import { CreateReturns1763803600000 } from './1763803600000-create-returns.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -64,5 +66,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreatePromotions1763803200000,
   CreateGiftCards1763803300000,
   IndexOrdersByEmail1763803400000,
+  CreateFulfilments1763803500000,
+  CreateReturns1763803600000,
   AddDraftOrders1763803800000,
 ];

@@ -4,6 +4,8 @@ import { emailVerification } from './email-verification.js';
 import { orderConfirmation, type OrderMailValues } from './order-confirmation.js';
 import { passwordReset } from './password-reset.js';
 import { paymentReceived } from './payment-received.js';
+import { refundIssued, returnReceived } from './returns.js';
+import { shipment } from './shipment.js';
 import { escapeHtml, html, lifetime } from './template.js';
 
 const HOSTILE = `<script>alert("x")</script> & 'quoted'`;
@@ -145,5 +147,53 @@ describe('mail templates', () => {
     expect(mail.text).toContain('To pay ¥1,999, open:');
     expect(mail.text).toContain('https://shop.example/orders/7?token=tok_123&a=1');
     expect(mail.html).toContain('href="https://shop.example/orders/7?token=tok_123&amp;a=1"');
+  });
+
+  it('shipment names the units, the carrier and the tracking number, and links the tracking page (escaped)', () => {
+    const mail = shipment({
+      username: 'jane',
+      orderNumber: 'ORD-1',
+      carrier: 'DHL',
+      trackingNumber: 'TN 1',
+      trackingUrl: 'https://track.example/?id=1&x="2"',
+      items: [{ productName: HOSTILE, quantity: 2 }],
+    });
+    expect(mail.subject).toBe('Your order ORD-1 has shipped');
+    expect(mail.text).toContain('is on its way with DHL');
+    expect(mail.text).toContain(`- ${HOSTILE}: 2`);
+    expect(mail.text).toContain('Tracking number: TN 1');
+    expect(mail.text).toContain('Track it: https://track.example/?id=1&x="2"');
+    expect(mail.html).toContain('<a href="https://track.example/?id=1&amp;x=&quot;2&quot;">');
+    expect(mail.html).not.toContain('<script>');
+    const untracked = shipment({
+      username: 'jane',
+      orderNumber: 'ORD-1',
+      carrier: null,
+      trackingNumber: null,
+      trackingUrl: null,
+      items: [],
+    });
+    expect(untracked.text).not.toContain('Track');
+    expect(untracked.html).not.toContain('<a ');
+  });
+
+  it('return received and refund issued name the return, the order and the amount in its currency', () => {
+    const values = {
+      username: 'jane',
+      orderNumber: 'ORD-1',
+      returnId: 7,
+      currency: 'eur',
+      refundAmount: 11.9,
+      items: [{ productName: 'Cup', quantity: 1 }],
+    };
+    const received = returnReceived(values);
+    expect(received.subject).toBe('We have received your return for order ORD-1');
+    expect(received.text).toContain('return 7 for order ORD-1');
+    expect(received.text).toContain('- Cup: 1');
+    expect(received.text).toContain('refunding €11.90');
+    const refunded = refundIssued(values);
+    expect(refunded.subject).toBe('Refund issued for order ORD-1');
+    expect(refunded.text).toContain('refunded €11.90 for your return 7 of order ORD-1');
+    expect(refunded.html).toContain('<strong>€11.90</strong>');
   });
 });

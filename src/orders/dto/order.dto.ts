@@ -33,7 +33,14 @@ import type { Order } from '../order.entity.js';
 import { amountDueOf, type ShippingAddressDetails } from '../order-history.js';
 import { AddressFieldsDto } from '../../addresses/dto/address.dto.js';
 import { OrderGiftCardDto } from '../../gift-cards/dto/gift-card.dto.js';
-import { ORDER_STATUSES, type OrderStatus, PAYMENT_STATUSES, type PaymentStatus } from '../order-status.js';
+import {
+  FULFILLMENT_STATUSES,
+  type FulfillmentStatus,
+  ORDER_STATUSES,
+  type OrderStatus,
+  PAYMENT_STATUSES,
+  type PaymentStatus,
+} from '../order-status.js';
 import { Optional, CodePointLength } from '../../common/validation.js';
 
 export const MAX_ITEMS = 100;
@@ -203,6 +210,12 @@ export class OrderResponseDto extends DocumentTotalsDto {
   @ApiProperty({ example: 'credit_card' }) payment_method: string;
   @ApiProperty({ enum: PAYMENT_STATUSES, example: 'pending' }) payment_status: PaymentStatus;
   @ApiProperty({
+    enum: FULFILLMENT_STATUSES,
+    example: 'not_fulfilled',
+    description: 'How many of its units live fulfilments carry: none, some or all',
+  })
+  fulfillment_status: FulfillmentStatus;
+  @ApiProperty({
     type: 'string',
     nullable: true,
     example: 'guest@example.com',
@@ -267,8 +280,48 @@ export class OrderItemResponseDto extends LineAmountsDto {
   @ApiProperty({ example: 59.97, description: 'price x quantity' }) line_total: number;
 }
 
+export class FulfilmentItemDto {
+  @ApiProperty({ type: 'integer', example: 90, description: "An id of the order's `items`" })
+  order_item_id: number;
+  @ApiProperty({ type: 'integer', example: 2, minimum: 1 }) quantity: number;
+}
+
+/** A shipment of some of an order's units (the fulfilments module writes them; the order's detail shows them). */
+export class OrderFulfilmentDto {
+  @ApiProperty({ type: 'integer', example: 5 }) id: number;
+  @ApiProperty({ type: 'integer', example: 41 }) order_id: number;
+  @ApiProperty({ type: [FulfilmentItemDto] }) items: FulfilmentItemDto[];
+  @ApiProperty({ type: 'string', nullable: true, example: 'DHL' }) carrier: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: '00340434161094042557' })
+  tracking_number: string | null;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'https://www.dhl.com/track?id=00340434161094042557',
+  })
+  tracking_url: string | null;
+  @ApiProperty({ example: true, description: 'Whether the customer was sent the shipment e-mail' })
+  notify_customer: boolean;
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T08:00:00.000Z' }) shipped_at: string;
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: null })
+  delivered_at: string | null;
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'Set when staff cancelled it before delivery: its units count as unfulfilled again',
+  })
+  cancelled_at: string | null;
+}
+
 export class OrderDetailResponseDto extends OrderResponseDto {
   @ApiProperty({ type: [OrderItemResponseDto] }) items: OrderItemResponseDto[];
+  @ApiProperty({
+    type: [OrderFulfilmentDto],
+    description: "The order's fulfilments, oldest first (cancelled ones included, with cancelled_at)",
+  })
+  fulfilments: OrderFulfilmentDto[];
   @ApiProperty({
     type: [DiscountDto],
     description:
@@ -315,6 +368,7 @@ export function toOrderResponse(order: Order): OrderResponseDto {
     shipping_address: order.shippingAddress,
     payment_method: order.paymentMethod,
     payment_status: order.paymentStatus,
+    fulfillment_status: order.fulfillmentStatus ?? 'not_fulfilled',
     currency_code: order.currencyCode,
     region_id: order.regionId,
     prices_include_tax: Boolean(order.pricesIncludeTax),
@@ -389,6 +443,7 @@ export function toOrderDetail(order: Order): OrderDetailResponseDto {
   return {
     ...toOrderResponse(order),
     items: order.items.map((item) => toOrderItemResponse(item, order.currencyCode, taxLines, adjustments)),
+    fulfilments: order.fulfilments ?? [],
     discounts: storedDiscountsResponse(
       adjustments.map((adjustment) => ({ ...adjustment, amount: adjustment.amountMinor })),
       order.currencyCode,

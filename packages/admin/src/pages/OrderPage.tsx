@@ -5,6 +5,8 @@ import { amountStep, formatDateTime, formatMoney, formatRate, humanize } from '.
 import { useLive } from '../live';
 import { Link } from '../router';
 import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '../ui';
+import { OrderFulfilments } from './OrderFulfilments';
+import { OrderReturns } from './OrderReturns';
 
 type StatusChange = Schemas['UpdateOrderStatusDto'];
 type Order = Schemas['OrderDetailResponseDto'];
@@ -316,6 +318,9 @@ export function OrderPage({ id }: { id: number }) {
               ))}
             </DataTable>
           </section>
+
+          <OrderFulfilments order={data} onChange={reloadAll} />
+          <OrderReturns order={data} onChange={reloadAll} />
 
           <section aria-labelledby="discounts-heading">
             <h2 id="discounts-heading">Discounts</h2>
