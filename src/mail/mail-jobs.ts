@@ -9,7 +9,13 @@ import type { OrderMailValues } from './templates/order-confirmation.js';
  * an unknown address does the same work as one for a known address.
  */
 export type MailJob =
-  | { kind: 'order-confirmation' | 'payment-received'; to: string; order: OrderMailValues }
+  | {
+      kind: 'order-confirmation' | 'payment-received';
+      to: string;
+      /** The order's id: once sent, `order.email_sent` records it (absent in jobs queued before it was). */
+      orderId?: number;
+      order: OrderMailValues;
+    }
   | { kind: 'password-reset'; email: string }
   | { kind: 'email-verification'; email: string };
 

@@ -1,7 +1,8 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountTokens, type AccountTokenPurpose } from '../auth/account-tokens.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import type { OrderEventPayload } from '../orders/order-events.js';
@@ -20,7 +21,10 @@ const TOKEN_MAILS = {
 /** Queues the e-mails of domain events and sends every `mail.send` job. */
 @Injectable()
 export class MailService implements OnModuleInit {
+  private readonly logger = new Logger('Mail');
+
   constructor(
+    private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueue,
     private readonly events: EventBus,
     private readonly transport: MailTransport,
@@ -31,7 +35,9 @@ export class MailService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.handle('mail.send', async (job) => {
       const message = await this.compose(job);
-      if (message !== null) await this.transport.send(message);
+      if (message === null) return;
+      await this.transport.send(message);
+      await this.recordSent(job, message.to);
     });
     // The event's id as the job's: an event delivered twice queues its e-mail once.
     this.events.subscribe('order.created', (event) =>
@@ -43,6 +49,33 @@ export class MailService implements OnModuleInit {
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
     );
+  }
+
+  /**
+   * An order's e-mail, once the SMTP server accepted it, is recorded as an `order.email_sent` event (the outbox
+   * keeps it for the order's timeline; webhooks may carry it). A failure to record it is logged, not retried: the
+   * job would send the e-mail again.
+   */
+  private async recordSent(job: MailJob, to: string): Promise<void> {
+    if (!('orderId' in job) || job.orderId === undefined) return;
+    const { orderId, kind, order } = job;
+    try {
+      await this.transactions.run('record e-mail sent', (tx) =>
+        this.events.publish(tx, 'order.email_sent', {
+          order: { id: orderId, order_number: order.orderNumber },
+          kind,
+          to,
+          actor: { type: 'system', id: null },
+        }),
+      );
+    } catch (error) {
+      this.logger.warn({
+        msg: "Could not record an order's e-mail as sent",
+        order: orderId,
+        kind,
+        error: (error as Error).message,
+      });
+    }
   }
 
   private queue(job: MailJob, eventId: string): Promise<void> {
@@ -75,10 +108,12 @@ export class MailService implements OnModuleInit {
  */
 function orderMail({ order, user, email, items, discounts }: OrderEventPayload): {
   to: string;
+  orderId: number;
   order: OrderMailValues;
 } {
   return {
     to: email ?? user!.email,
+    orderId: order.id,
     order: {
       username: user?.username ?? order.shipping_address_details?.name ?? '',
       orderNumber: order.order_number,

@@ -3,6 +3,7 @@ import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import type { PaymentStatus } from './order-status.js';
+import type { TimelineActor } from './order-timeline.js';
 
 /** Who asks for an order: a signed-in user, or a guest with the order's token (X-Order-Token). */
 export interface OrderAccess {
@@ -14,6 +15,7 @@ export interface OrderAccess {
 export type PayableOrder = Pick<
   Order,
   | 'id'
+  | 'orderNumber'
   | 'userId'
   | 'totalCents'
   | 'giftCardTotalMinor'
@@ -28,7 +30,7 @@ export function amountDueOf(order: Pick<Order, 'totalCents' | 'giftCardTotalMino
   return order.totalCents - order.giftCardTotalMinor;
 }
 import type { StockRequest } from '../products/product-catalog.js';
-import type { OrderDetailResponseDto } from './dto/order.dto.js';
+import type { OrderDetailResponseDto, OrderResponseDto } from './dto/order.dto.js';
 import type { Order } from './order.entity.js';
 
 /** A structured postal address as an order keeps it (`shipping_address_details`); empty optional fields are "". */
@@ -62,9 +64,10 @@ export abstract class OrderHistory {
 
   /**
    * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion),
-   * publishing `order.updated` and `order.cancelled` for each in it. Returns the cancelled orders.
+   * publishing `order.updated` and `order.cancelled` for each in it (their `actor`: who deletes the account).
+   * Returns the cancelled orders.
    */
-  abstract cancelPendingOf(tx: Tx, userId: number): Promise<Order[]>;
+  abstract cancelPendingOf(tx: Tx, userId: number, actor: TimelineActor): Promise<Order[]>;
 
   /**
    * The order for its owner or an admin, or for a guest with its order token; 404 for anyone else, as for a
@@ -82,9 +85,24 @@ export abstract class OrderHistory {
   /**
    * Makes the order's payment_status follow its payment inside the caller's transaction (a paid payment also
    * moves a pending order to paid), publishing the order events in it. False when the order is cancelled and the
-   * payment would make it paid: a cancelled order never becomes paid.
+   * payment would make it paid: a cancelled order never becomes paid. `actor` goes into the events: the provider
+   * (a webhook, reconciliation), the staff who asked for a refund, or the system.
    */
-  abstract followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean>;
+  abstract followPayment(
+    tx: Tx,
+    orderId: number,
+    paymentStatus: PaymentStatus,
+    actor: TimelineActor,
+  ): Promise<boolean>;
+
+  /**
+   * Staff record that the money of a bank-transfer or cash order arrived, inside the caller's transaction: the
+   * order's payment_status becomes paid (a pending order becomes paid), and its waiting manual payment is marked
+   * paid, or else a `manual` payment of the amount due is written, paid, recorded by `staffId` now, so refunds
+   * go through the payments module as for any provider. Publishes the order events (actor: the staff). 404 for
+   * a missing order; a refused move is a 400 naming the field and rule (as PATCH /orders/{id}/status).
+   */
+  abstract markPaidByHand(tx: Tx, orderId: number, staffId: number): Promise<OrderResponseDto>;
   /**
    * Places a cart's order inside the caller's transaction through the same no-oversell placing as POST /orders
    * (stock taken per product in id order, exact total = items + shipping, `order.created` published in it).

@@ -16,7 +16,7 @@ import { type FieldError, fieldError, ValidationFailedException } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { insertEntities, insertEntity } from '../database/raw-query.js';
+import { changedRows, insertEntities, insertEntity } from '../database/raw-query.js';
 import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
@@ -56,6 +56,8 @@ import {
   CANCEL_LIVE_PAYMENT,
   GIFT_CARD_PAYMENT,
   MANUAL_PAYMENT_PAID,
+  MANUAL_PAYMENT_RECORDED,
+  MONEY_TAKEN,
   ORDERS_WITH_PAYMENT_IN_FLIGHT,
   PAYMENT_IN_FLIGHT,
   OWNER,
@@ -63,11 +65,12 @@ import {
   PENDING_OF_USER_BESIDES,
 } from './order-statements.js';
 import type { OrderEventPayload } from './order-events.js';
+import type { TimelineActor } from './order-timeline.js';
 import type { CartOrder } from './order-history.js';
 import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
-import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
+import { amountDueOf, type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -385,10 +388,10 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       await manager.query(GIFT_CARD_PAYMENT, [order.id, document.giftCardTotal, order.currencyCode, at, at]);
       order.giftCards = (await this.giftCards.ofOrders(manager, [order.id])).get(order.id) ?? [];
     }
-    await this.publishChange(manager, order, null);
+    await this.publishChange(manager, order, null, placerOf(order));
     // Nothing left to pay: the order is paid at checkout, as a payment makes it paid (its events and e-mails).
     if (document.giftCardTotal > 0 && document.amountDue === 0) {
-      await this.followPayment(manager, order.id, 'paid');
+      await this.followPayment(manager, order.id, 'paid', placerOf(order));
       Object.assign(order, { status: 'paid', paymentStatus: 'paid' });
     }
     return order;
@@ -497,7 +500,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */
   async cancel(id: number, actor: AuthUser): Promise<OrderResponseDto> {
-    return this.changeState(id, { userId: actor.id }, (current) => {
+    return this.changeState(id, { userId: actor.id }, { type: 'customer', id: actor.id }, (current) => {
       if (current.status !== 'pending') {
         return {
           field: '',
@@ -510,52 +513,92 @@ export class OrdersService implements OrderHistory, OnModuleInit {
   }
 
   /** An admin moves status and payment_status along the allowed transitions. */
-  async updateStatus(id: number, dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
+  async updateStatus(id: number, dto: UpdateOrderStatusDto, admin: AuthUser): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
       throw fieldError('status', 'required', 'status or payment_status is required');
     }
-    return this.changeState(id, {}, (current) =>
+    return this.changeState(id, {}, { type: 'staff', id: admin.id }, (current) =>
       nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
     );
+  }
+
+  async markPaidByHand(tx: Tx, orderId: number, staffId: number): Promise<OrderResponseDto> {
+    const { order } = await this.applyChange(tx, orderId, {}, { type: 'staff', id: staffId }, (current) =>
+      nextOrderState(current, {
+        status: current.status === 'pending' ? 'paid' : undefined,
+        paymentStatus: 'paid',
+      }),
+    );
+    return toOrderResponse(order);
   }
 
   private async changeState(
     id: number,
     scope: { userId?: number },
+    actor: TimelineActor,
     decide: (current: OrderState) => OrderState | FieldError,
   ): Promise<OrderResponseDto> {
-    let cancelled = false;
-    const order = await this.transactions.run('change order state', async (manager) => {
-      cancelled = false;
-      const current = await manager.findOne(Order, { where: { id, ...scope } });
-      if (current === null) throw new NotFoundException(`Order ${id} not found`);
-      const next = decide(current);
-      if ('rule' in next) throw new ValidationFailedException([next]);
-      const now = new Date();
-      // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
-      const result = await manager.update(
-        Order,
-        { id, status: current.status, paymentStatus: current.paymentStatus },
-        { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
-      );
-      if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
-      // The manual provider's confirmation is this change: its payment follows the order in the same transaction.
-      if (next.paymentStatus === 'paid' && current.paymentStatus !== 'paid') {
-        await manager.query(MANUAL_PAYMENT_PAID, [sqlDatetime(now), id]);
-      }
-      const items = await this.itemsOf(manager, id);
-      if (next.status === 'cancelled' && current.status !== 'cancelled') {
-        cancelled = true;
-        await this.products.releaseStock(manager, stockOf(items));
-        await this.pricing.release(manager, id);
-        await cancelPayments(manager, id, now);
-      }
-      const changed = { ...current, ...next, updatedAt: now };
-      await this.publishChange(manager, changed, current, items);
-      return changed;
-    });
+    const { order, cancelled } = await this.transactions.run('change order state', (manager) =>
+      this.applyChange(manager, id, scope, actor, decide),
+    );
     if (cancelled) this.metrics.ordersCancelled.inc();
     return toOrderResponse(order);
+  }
+
+  /** One change of an order's state, in the caller's transaction; `actor` goes into its events. */
+  private async applyChange(
+    manager: EntityManager,
+    id: number,
+    scope: { userId?: number },
+    actor: TimelineActor,
+    decide: (current: OrderState) => OrderState | FieldError,
+  ): Promise<{ order: Order; cancelled: boolean }> {
+    const current = await manager.findOne(Order, { where: { id, ...scope } });
+    if (current === null) throw new NotFoundException(`Order ${id} not found`);
+    const next = decide(current);
+    if ('rule' in next) throw new ValidationFailedException([next]);
+    const now = new Date();
+    // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
+    const result = await manager.update(
+      Order,
+      { id, status: current.status, paymentStatus: current.paymentStatus },
+      { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
+    );
+    if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
+    // Staff marking the order paid is the manual provider's confirmation: its payment is recorded in the same
+    // transaction, so that refunds go through the payments module.
+    if (next.paymentStatus === 'paid' && current.paymentStatus !== 'paid') {
+      await this.recordPaidByHand(manager, current, actor.id, now);
+    }
+    const items = await this.itemsOf(manager, id);
+    const cancelled = next.status === 'cancelled' && current.status !== 'cancelled';
+    if (cancelled) {
+      await this.products.releaseStock(manager, stockOf(items));
+      await this.pricing.release(manager, id);
+      await cancelPayments(manager, id, now);
+    }
+    const changed = { ...current, ...next, updatedAt: now };
+    await this.publishChange(manager, changed, current, actor, items);
+    return { order: changed, cancelled };
+  }
+
+  /**
+   * The order's waiting manual payment becomes paid, recorded by `staffId`; without one, a `manual` payment of the
+   * amount due is written, paid (unless a payment already took the money, or gift cards paid it all).
+   */
+  private async recordPaidByHand(
+    manager: EntityManager,
+    order: Order,
+    staffId: number | null,
+    now: Date,
+  ): Promise<void> {
+    const at = sqlDatetime(now);
+    if ((await changedRows(manager, MANUAL_PAYMENT_PAID, [at, staffId, at, order.id])) > 0) return;
+    const amount = amountDueOf(order);
+    if (amount <= 0) return;
+    const taken: unknown[] = await manager.query(MONEY_TAKEN, [order.id]);
+    if (taken.length > 0) return;
+    await manager.query(MANUAL_PAYMENT_RECORDED, [order.id, amount, order.currencyCode, staffId, at, at, at]);
   }
 
   /**
@@ -595,7 +638,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
               .where('p.live_order_id = :id', { id }),
           ).getRawOne<{ status: string }>();
           if (live !== undefined && PAYMENT_IN_FLIGHT.includes(live.status)) return null;
-          return this.cancelIf(manager, id, { ...stale, id });
+          return this.cancelIf(manager, id, { ...stale, id }, { type: 'system', id: null });
         });
         if (order === null) continue;
         expired += 1;
@@ -605,11 +648,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     }
   }
 
-  async cancelPendingOf(tx: Tx, userId: number): Promise<Order[]> {
+  async cancelPendingOf(tx: Tx, userId: number, actor: TimelineActor): Promise<Order[]> {
     const pending = await tx.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
     const cancelled: Order[] = [];
     for (const { id } of pending) {
-      const order = await this.cancelIf(tx, id, { id, userId, status: 'pending' });
+      const order = await this.cancelIf(tx, id, { id, userId, status: 'pending' }, actor);
       if (order !== null) cancelled.push(order);
     }
     return cancelled;
@@ -643,7 +686,12 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     return forUpdate(tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId })).getOneOrFail();
   }
 
-  async followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean> {
+  async followPayment(
+    tx: Tx,
+    orderId: number,
+    paymentStatus: PaymentStatus,
+    actor: TimelineActor,
+  ): Promise<boolean> {
     const current = await forUpdate(
       tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
     ).getOneOrFail();
@@ -657,7 +705,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     const status = takesMoney && current.status === 'pending' ? 'paid' : current.status;
     const now = new Date();
     await tx.update(Order, { id: orderId }, { status, paymentStatus, updatedAt: now });
-    await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current);
+    await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current, actor);
     return true;
   }
 
@@ -666,6 +714,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     manager: EntityManager,
     id: number,
     condition: FindOptionsWhere<Order>,
+    actor: TimelineActor,
   ): Promise<Order | null> {
     const now = new Date();
     const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: now });
@@ -679,6 +728,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       manager,
       order,
       { status: 'pending', paymentStatus: order.paymentStatus },
+      actor,
       items,
     );
     return order;
@@ -738,6 +788,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     tx: Tx,
     order: Order,
     previous: OrderState | null,
+    actor: TimelineActor,
     items?: OrderItem[],
   ): Promise<void> {
     const [owner]: Array<{ id: number; username: string; email: string }> =
@@ -754,6 +805,10 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       email: order.email ?? user?.email ?? null,
       items: detail.items,
       discounts: detail.discounts,
+      actor,
+      ...(previous === null
+        ? {}
+        : { previous: { status: previous.status, payment_status: previous.paymentStatus } }),
     };
     if (previous === null) {
       await this.events.publish(tx, 'order.created', payload);
@@ -782,6 +837,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
 async function cancelPayments(manager: EntityManager, orderId: number, now: Date): Promise<void> {
   await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), orderId]);
   await manager.query(CANCEL_GIFT_CARD_PAYMENT, [sqlDatetime(now), orderId]);
+}
+
+/** Who places an order: its customer, or a guest. */
+function placerOf(order: Order): TimelineActor {
+  return order.userId === null ? { type: 'guest', id: null } : { type: 'customer', id: order.userId };
 }
 
 /** Where and how an order is priced: its region, its address for taxes, its shipping in minor units. */

@@ -14,6 +14,7 @@ export const EVENT_TYPES: readonly string[] = [
   'order.paid',
   'order.cancelled',
   'order.refunded',
+  'order.email_sent',
   'product.created',
   'product.updated',
   'product.deleted',

@@ -30,6 +30,7 @@ import { CreatePriceLists1763803100000 } from './1763803100000-create-price-list
 import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
+import { RecordOrderHistory1763803700000 } from './1763803700000-record-order-history.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -63,4 +64,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreatePromotions1763803200000,
   CreateGiftCards1763803300000,
   IndexOrdersByEmail1763803400000,
+  RecordOrderHistory1763803700000,
 ];
