@@ -5,6 +5,7 @@ import { OrderAdjustment, OrderItem, OrderTaxLine } from '../orders/order-item.e
 import { Region, RegionCountry } from '../regions/region.entity.js';
 import { TaxRateRow } from '../taxes/tax-rate.entity.js';
 import { Order } from '../orders/order.entity.js';
+import { OrderNote } from '../order-timeline/order-note.entity.js';
 import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -51,4 +52,5 @@ export const entities: Array<new () => object> = [
   Promotion,
   CartDiscountCode,
   PromotionUsage,
+  OrderNote,
 ];

@@ -10,6 +10,7 @@ import { Payment, PaymentRefund } from './payment.entity.js';
 import { ManualProvider, PAYMENT_PROVIDERS, type PaymentProvider } from './payment-provider.js';
 import { PaymentsController } from './payments.controller.js';
 import { PaymentsService } from './payments.service.js';
+import { PaymentsTimeline } from './payments-timeline.js';
 import { StripeProvider } from './stripe-provider.js';
 
 @Module({
@@ -17,6 +18,7 @@ import { StripeProvider } from './stripe-provider.js';
   controllers: [PaymentsController],
   providers: [
     PaymentsService,
+    PaymentsTimeline,
     {
       // Every provider this instance offers; PAYMENT_PROVIDERS maps payment methods to their names.
       provide: PAYMENT_PROVIDERS,
@@ -33,5 +35,6 @@ import { StripeProvider } from './stripe-provider.js';
       },
     },
   ],
+  exports: [PaymentsTimeline],
 })
 export class PaymentsModule {}

@@ -43,6 +43,8 @@ import { canMove, orderPaymentStatusOf, type PaymentStatus } from './payment-sta
 const REFUNDABLE: PaymentStatus[] = ['paid', 'partially_refunded'];
 const TAKES_MONEY: PaymentStatus[] = ['paid', 'refunded', 'partially_refunded'];
 const PAID_AFTER_CANCEL = 'paid_after_cancel';
+/** The reason of the refund the service makes itself of money taken for a cancelled order. */
+export const AUTOMATIC_REFUND_REASON = 'paid after the order was cancelled';
 const SYSTEM: TimelineActor = { type: 'system', id: null };
 const PAYMENT_PROVIDER: TimelineActor = { type: 'payment_provider', id: null };
 
@@ -478,7 +480,7 @@ export class PaymentsService implements OnModuleInit {
       const refund = await this.reserveRefund(
         payment,
         payment.amountCents - payment.refundedCents,
-        'paid after the order was cancelled',
+        AUTOMATIC_REFUND_REASON,
         null,
         { idempotencyKey: null, requestHash: null },
       );
