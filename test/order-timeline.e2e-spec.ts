@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { ValidationFailedException } from '../src/common/validation.js';
+import { TransactionRunner } from '../src/database/transaction-runner.js';
+import { OrderHistory } from '../src/orders/order-history.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { eventually } from './support/eventually.js';
 import { createProduct } from './support/products.js';
@@ -145,6 +148,35 @@ describe('manual payments, order notes and the order timeline', () => {
           recorded: true,
         },
       ]);
+    });
+
+    it("markPaidByHand (the OrderHistory facade, for other modules) records the payment and the staff in the caller's transaction; refused twice", async () => {
+      const order = await place();
+      const history = t.app.get(OrderHistory);
+      const transactions = t.app.get(TransactionRunner);
+      const marked = await transactions.run('mark paid', (tx) =>
+        history.markPaidByHand(tx, order.id, admin.id),
+      );
+      expect(marked).toMatchObject({ id: order.id, status: 'paid', payment_status: 'paid' });
+      expect(await orderRow(order.id)).toEqual({ status: 'paid', payment_status: 'paid' });
+      expect(await paymentRows(order.id)).toEqual([
+        {
+          provider: 'manual',
+          status: 'paid',
+          amount_cents: 2500,
+          refunded_cents: 0,
+          recorded_by: admin.id,
+          recorded: true,
+        },
+      ]);
+      const [updated] = (await eventsOf(order.id)).filter(
+        (event: { type: string }) => event.type === 'order.updated',
+      );
+      expect(updated.data.actor).toEqual({ type: 'staff', id: admin.id });
+      await expect(
+        transactions.run('mark paid again', (tx) => history.markPaidByHand(tx, order.id, admin.id)),
+      ).rejects.toThrow(ValidationFailedException);
+      expect(await paymentRows(order.id)).toHaveLength(1);
     });
 
     it('an order nothing paid is refused by its order number, and nothing is written', async () => {
