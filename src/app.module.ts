@@ -19,6 +19,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { MailModule } from './mail/mail.module.js';
 import { ObservabilityModule } from './observability/observability.module.js';
 import { OrdersModule } from './orders/orders.module.js';
+import { OrderTimelineModule } from './order-timeline/order-timeline.module.js';
 import { PaymentsModule } from './payments/payments.module.js';
 import { ProductsModule } from './products/products.module.js';
 import { RealtimeModule } from './realtime/realtime.module.js';
@@ -71,6 +72,7 @@ export class AppModule {
         PaymentsModule,
         FulfilmentsModule,
         ReturnsModule,
+        OrderTimelineModule,
         CartsModule,
         RealtimeModule,
         MailModule,

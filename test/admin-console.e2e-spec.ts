@@ -483,8 +483,49 @@ describeInBrowser()('admin console in the browser', () => {
     const [stored] = await db.query('SELECT status, payment_status FROM orders WHERE id = ?', [order.id]);
     expect(stored).toEqual({ status: 'paid', payment_status: 'partially_refunded' });
     // The page shows the API's state after the refund.
-    await page.getByRole('row').filter({ hasText: 'One lamp arrived scratched' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Refunds' })
+      .getByRole('row')
+      .filter({ hasText: 'One lamp arrived scratched' })
+      .waitFor();
     await screenshot(page, 'order-detail-refunded', { scrolled: true });
+  });
+
+  it("adds a note to the order and sees it in the order's timeline after the payment and the refund, each with who did it", async () => {
+    const { page } = admin;
+    await page.getByLabel('New note', { exact: true }).fill('  Customer sends photos of the scratch  ');
+    await page.getByRole('button', { name: 'Add note', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Note added.' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Notes' })
+      .getByText('Customer sends photos of the scratch', { exact: true })
+      .waitFor();
+    const notes = await db.query('SELECT text FROM order_notes WHERE order_id = ?', [order.id]);
+    expect(notes).toEqual([{ text: 'Customer sends photos of the scratch' }]);
+
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline
+      .getByRole('row')
+      .filter({ hasText: 'Note: Customer sends photos of the scratch' })
+      .waitFor();
+    const rows = await timeline
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-type'), tr.children[1].textContent]));
+    // The e-mails are recorded when the mail job has sent them, at its own pace: left out of the order here.
+    expect(rows.filter(([type]) => type !== 'email_sent')).toEqual([
+      ['placed', `Customer #${customer.id}`],
+      ['payment', expect.stringMatching(/^Staff #\d+$/)],
+      ['status_changed', expect.stringMatching(/^Staff #\d+$/)],
+      ['refund', expect.stringMatching(/^Staff #\d+$/)],
+      ['status_changed', expect.stringMatching(/^Staff #\d+$/)],
+      ['note', expect.stringMatching(/^Staff #\d+$/)],
+    ]);
+    await timeline
+      .getByRole('row')
+      .filter({ hasText: 'Refund of' })
+      .filter({ hasText: 'One lamp arrived scratched' })
+      .waitFor();
+    await screenshot(page, 'order-detail-timeline', { scrolled: true });
   });
 
   it('regions, tax rates, per-currency prices and tax classes through the pages; an order shows its taxes in its own currency', async () => {

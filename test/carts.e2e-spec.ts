@@ -406,6 +406,12 @@ describe('carts and checkout', () => {
         [shirt.id],
       );
       expect(stocks.map((r: { stock: number }) => Number(r.stock))).toEqual([2, 0]);
+      // A guest's checkout: its order.created names a guest as the actor.
+      const [created] = await t.dataSource.query(
+        "SELECT data FROM outbox_events WHERE order_id = ? AND type = 'order.created'",
+        [placed.body.data.id],
+      );
+      expect(JSON.parse(created.data).actor).toEqual({ type: 'guest', id: null });
     });
   });
 

@@ -118,7 +118,10 @@ describe('reservations that expire (ORDER_PENDING_TTL=2s, checked every second)'
     await Promise.all([1, 2, 3].map(() => orders.expirePending(later)));
     expect(await s.stateOf(placed.body.data.id)).toEqual({ status: 'cancelled', payment_status: 'pending' });
     expect([await variantStock(), await s.stockOf(product.id)]).toEqual([10, 10]);
-    expect(s.updates.filter((u) => u.order.id === placed.body.data.id)).toHaveLength(1);
+    const expired = s.updates.filter((u) => u.order.id === placed.body.data.id);
+    expect(expired).toHaveLength(1);
+    // Nobody cancelled it but the service: the expiry is the system's change.
+    expect(expired[0].actor).toEqual({ type: 'system', id: null });
   });
 });
 

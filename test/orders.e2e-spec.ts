@@ -277,6 +277,7 @@ describe('orders', () => {
             email: `${other.username}@example.com`,
             items: [expect.objectContaining({ product_id: product.id, quantity: 1 })],
             discounts: [],
+            actor: { type: 'customer', id: other.id },
           },
         },
       ]);
@@ -428,6 +429,8 @@ describe('orders', () => {
             email: `${buyer.username}@example.com`,
             items: [expect.objectContaining({ product_id: product.id, quantity: 4 })],
             discounts: [],
+            actor: { type: 'customer', id: buyer.id },
+            previous: { status: 'pending', payment_status: 'pending' },
           },
         },
       ]);

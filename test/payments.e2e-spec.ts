@@ -136,6 +136,28 @@ describe('payments through Stripe and the manual provider', () => {
     });
     expect(await paymentRow(orderId)).toMatchObject({ status: 'paid', flag: null });
     expect(await orderRow(orderId)).toEqual({ status: 'paid', payment_status: 'paid' });
+    // The webhook's change is the payment provider's: in the order's events and in its timeline.
+    const [updated] = await t.dataSource.query(
+      "SELECT data FROM outbox_events WHERE order_id = ? AND type = 'order.updated'",
+      [orderId],
+    );
+    expect(JSON.parse(updated.data).actor).toEqual({ type: 'payment_provider', id: null });
+    const timeline = await request(t.url)
+      .get(`/api/v1/admin/orders/${orderId}/timeline`)
+      .auth(admin.token, { type: 'bearer' })
+      .expect(200);
+    expect(
+      timeline.body.data
+        .filter((entry: { type: string }) => ['payment', 'status_changed'].includes(entry.type))
+        .map(({ type, actor, data }: { type: string; actor: object; data: Record<string, unknown> }) => ({
+          type,
+          actor,
+          status: data.status,
+        })),
+    ).toEqual([
+      { type: 'payment', actor: { type: 'payment_provider', id: null }, status: 'paid' },
+      { type: 'status_changed', actor: { type: 'payment_provider', id: null }, status: 'paid' },
+    ]);
     expect((await sendWebhook(t, succeeded).expect(200)).body.data).toEqual({
       received: true,
       applied: false,

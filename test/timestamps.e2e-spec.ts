@@ -183,6 +183,15 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
         .expect(201);
       return { id: res.body.data.id };
     },
+    order_notes: async () => {
+      const { orderId } = await paidManualPayment();
+      const res = await request(t.url)
+        .post(`/api/v1/admin/orders/${orderId}/notes`)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ text: 'Paid by bank transfer' })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
   };
 
   /** A paid order of one unit, shipped: its item, buyer and fulfilment. */

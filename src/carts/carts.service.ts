@@ -629,7 +629,7 @@ export class CartsService {
         },
         async (tx, order) => {
           if (markPaid && order.payment_status !== 'paid')
-            await this.orders.markPaidByHand(tx, order.id, staff);
+            await this.orders.markPaidByHand(tx, order.id, staff.id);
         },
       );
       if (placed !== null) {

@@ -7,6 +7,7 @@ import { TaxRateRow } from '../taxes/tax-rate.entity.js';
 import { Order } from '../orders/order.entity.js';
 import { Fulfilment, FulfilmentItem } from '../fulfilments/fulfilment.entity.js';
 import { Return, ReturnItem } from '../returns/return.entity.js';
+import { OrderNote } from '../order-timeline/order-note.entity.js';
 import { Payment, PaymentRefund } from '../payments/payment.entity.js';
 import { Product } from '../products/product.entity.js';
 import { Session } from '../sessions/session.entity.js';
@@ -57,4 +58,5 @@ export const entities: Array<new () => object> = [
   FulfilmentItem,
   Return,
   ReturnItem,
+  OrderNote,
 ];

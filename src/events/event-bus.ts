@@ -13,6 +13,12 @@ export type DomainEventHandler<T extends DomainEventType> = (event: DomainEvent<
 export abstract class EventBus {
   abstract publish<T extends DomainEventType>(tx: Tx, type: T, data: DomainEvents[T]): Promise<void>;
 
+  /**
+   * The stored events of `types` about an order (their payload's `order.id`), oldest first, by an index: those
+   * published since OUTBOX_RETENTION before now (dispatched events are purged after it).
+   */
+  abstract eventsOfOrder<T extends DomainEventType>(orderId: number, types: T[]): Promise<DomainEvent<T>[]>;
+
   /** `handler` runs for each event of `type` ('*': every event) after commit; handlers must tolerate a repeat. */
   abstract subscribe<T extends DomainEventType>(type: T | '*', handler: DomainEventHandler<T>): void;
 }

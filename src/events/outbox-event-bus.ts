@@ -22,7 +22,8 @@ const MARK_INTERVAL_MS = 500;
 const MAX_RETRY_DELAY_SECONDS = 3600;
 
 const INSERT_EVENT =
-  'INSERT INTO outbox_events (id, type, data, created_at, available_at, attempts) VALUES (?, ?, ?, ?, ?, 1)';
+  'INSERT INTO outbox_events (id, type, data, order_id, created_at, available_at, attempts) ' +
+  'VALUES (?, ?, ?, ?, ?, ?, 1)';
 const DUE =
   'SELECT id FROM outbox_events WHERE dispatched_at IS NULL AND available_at <= ? ' +
   `ORDER BY available_at LIMIT ${SWEEP_BATCH}`;
@@ -39,6 +40,15 @@ const claimOf = (count: number) =>
 const markDispatchedOf = (count: number) =>
   `UPDATE outbox_events SET dispatched_at = ? WHERE id IN (${placeholders(count)})`;
 const deleteOf = (count: number) => `DELETE FROM outbox_events WHERE id IN (${placeholders(count)})`;
+
+/**
+ * The order an event is about, stored in the indexed `order_id` column so that an order's events are read without
+ * scanning the outbox: its payload's `order.id` (every order event carries the order as the API shows it).
+ */
+function orderIdOf(data: unknown): number | null {
+  const id = (data as { order?: { id?: unknown } } | null)?.order?.id;
+  return typeof id === 'number' ? id : null;
+}
 
 interface OutboxRow {
   id: string;
@@ -111,8 +121,30 @@ export class OutboxEventBus extends EventBus implements OnModuleInit, BeforeAppl
       created_at: now.toISOString(),
       data: JSON.parse(json),
     };
-    await tx.query(INSERT_EVENT, [event.id, type, json, sqlDatetime(now), sqlDatetime(this.claimEnd(now))]);
+    await tx.query(INSERT_EVENT, [
+      event.id,
+      type,
+      json,
+      orderIdOf(data),
+      sqlDatetime(now),
+      sqlDatetime(this.claimEnd(now)),
+    ]);
     events.push({ event, attempt: 1 });
+  }
+
+  async eventsOfOrder<T extends DomainEventType>(orderId: number, types: T[]): Promise<DomainEvent<T>[]> {
+    if (types.length === 0) return [];
+    const rows: OutboxRow[] = await this.dataSource.query(
+      'SELECT id, type, data, created_at, attempts FROM outbox_events ' +
+        `WHERE order_id = ? AND type IN (${placeholders(types.length)}) ORDER BY created_at, id`,
+      [orderId, ...types],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      type: row.type as T,
+      created_at: dateFromRow(row.created_at).toISOString(),
+      data: JSON.parse(row.data) as DomainEvents[T],
+    }));
   }
 
   subscribe<T extends DomainEventType>(type: T | '*', handler: DomainEventHandler<T>): void {

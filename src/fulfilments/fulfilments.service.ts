@@ -118,7 +118,10 @@ export class FulfilmentsService implements ShippedUnits, OnModuleInit {
       }));
       await insertEntities(tx, FulfilmentItem, items);
       const response = toFulfilmentResponse({ ...fulfilment, id, items: items as FulfilmentItem[] });
-      const payload = await this.orders.followFulfilment(tx, orderId, 'fulfilled', false);
+      const payload = await this.orders.followFulfilment(tx, orderId, 'fulfilled', false, {
+        type: 'staff',
+        id: staff.id,
+      });
       await this.events.publish(tx, 'order.fulfilled', { ...payload, fulfilment: response });
       return response;
     });
@@ -149,6 +152,7 @@ export class FulfilmentsService implements ShippedUnits, OnModuleInit {
         fulfilment.orderId,
         'delivered',
         undelivered === 0,
+        { type: 'staff', id: staff.id },
       );
       await this.events.publish(tx, 'order.delivered', { ...payload, fulfilment: response });
       return response;
@@ -189,7 +193,10 @@ export class FulfilmentsService implements ShippedUnits, OnModuleInit {
       const undelivered = await tx.count(Fulfilment, {
         where: { orderId: fulfilment.orderId, deliveredAt: IsNull(), cancelledAt: IsNull() },
       });
-      await this.orders.followFulfilment(tx, fulfilment.orderId, 'cancelled', undelivered === 0);
+      await this.orders.followFulfilment(tx, fulfilment.orderId, 'cancelled', undelivered === 0, {
+        type: 'staff',
+        id: staff.id,
+      });
       return toFulfilmentResponse({ ...fulfilment, cancelledAt: now });
     });
   }

@@ -11,9 +11,15 @@ import type { ShipmentMailValues } from './templates/shipment.js';
  * an unknown address does the same work as one for a known address.
  */
 export type MailJob =
-  | { kind: 'order-confirmation' | 'payment-received'; to: string; order: OrderMailValues }
-  | { kind: 'shipment'; to: string; shipment: ShipmentMailValues }
-  | { kind: 'return-received' | 'refund-issued'; to: string; values: ReturnMailValues }
+  | {
+      kind: 'order-confirmation' | 'payment-received';
+      to: string;
+      /** The order's id: once sent, `order.email_sent` records it (absent in jobs queued before it was). */
+      orderId?: number;
+      order: OrderMailValues;
+    }
+  | { kind: 'shipment'; to: string; orderId?: number; shipment: ShipmentMailValues }
+  | { kind: 'return-received' | 'refund-issued'; to: string; orderId?: number; values: ReturnMailValues }
   | { kind: 'password-reset'; email: string }
   | { kind: 'email-verification'; email: string }
   | {

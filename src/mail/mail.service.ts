@@ -1,7 +1,8 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { AccountTokens, type AccountTokenPurpose } from '../auth/account-tokens.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
+import { TransactionRunner } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { JobQueue } from '../jobs/job-queue.js';
 import type { FulfilmentEventPayload } from '../fulfilments/fulfilment-events.js';
@@ -26,7 +27,10 @@ const TOKEN_MAILS = {
 /** Queues the e-mails of domain events and sends every `mail.send` job. */
 @Injectable()
 export class MailService implements OnModuleInit {
+  private readonly logger = new Logger('Mail');
+
   constructor(
+    private readonly transactions: TransactionRunner,
     private readonly jobs: JobQueue,
     private readonly events: EventBus,
     private readonly transport: MailTransport,
@@ -37,7 +41,9 @@ export class MailService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.handle('mail.send', async (job) => {
       const message = await this.compose(job);
-      if (message !== null) await this.transport.send(message);
+      if (message === null) return;
+      await this.transport.send(message);
+      await this.recordSent(job, message.to);
     });
     // The event's id as the job's: an event delivered twice queues its e-mail once.
     this.events.subscribe('order.created', (event) =>
@@ -58,6 +64,34 @@ export class MailService implements OnModuleInit {
     this.events.subscribe('user.created', (event) =>
       this.queue({ kind: 'email-verification', email: event.data.email }, event.id),
     );
+  }
+
+  /**
+   * An order's e-mail, once the SMTP server accepted it, is recorded as an `order.email_sent` event (the outbox
+   * keeps it for the order's timeline; webhooks may carry it). A failure to record it is logged, not retried: the
+   * job would send the e-mail again.
+   */
+  private async recordSent(job: MailJob, to: string): Promise<void> {
+    const orderNumber = orderNumberOf(job);
+    if (!('orderId' in job) || job.orderId === undefined || orderNumber === null) return;
+    const { orderId, kind } = job;
+    try {
+      await this.transactions.run('record e-mail sent', (tx) =>
+        this.events.publish(tx, 'order.email_sent', {
+          order: { id: orderId, order_number: orderNumber },
+          kind,
+          to,
+          actor: { type: 'system', id: null },
+        }),
+      );
+    } catch (error) {
+      this.logger.warn({
+        msg: "Could not record an order's e-mail as sent",
+        order: orderId,
+        kind,
+        error: (error as Error).message,
+      });
+    }
   }
 
   private queue(job: MailJob, eventId: string): Promise<void> {
@@ -101,10 +135,12 @@ export class MailService implements OnModuleInit {
  */
 function orderMail({ order, user, email, items, discounts }: OrderEventPayload): {
   to: string;
+  orderId: number;
   order: OrderMailValues;
 } {
   return {
     to: email ?? user!.email,
+    orderId: order.id,
     order: {
       username: user?.username ?? order.shipping_address_details?.name ?? '',
       orderNumber: order.order_number,
@@ -135,12 +171,31 @@ function orderMail({ order, user, email, items, discounts }: OrderEventPayload):
 }
 
 /** A fulfilment's shipment e-mail: the units it carries by name, its carrier and tracking. */
+/** The number of the order an e-mail is about, or null for an account's e-mail. */
+function orderNumberOf(job: MailJob): string | null {
+  switch (job.kind) {
+    case 'order-confirmation':
+    case 'payment-received':
+      return job.order.orderNumber;
+    case 'shipment':
+      return job.shipment.orderNumber;
+    case 'return-received':
+    case 'refund-issued':
+      return job.values.orderNumber;
+    case 'draft-order-payment':
+      return job.orderNumber;
+    default:
+      return null;
+  }
+}
+
 function shipmentMail(payload: FulfilmentEventPayload): MailJob {
   const { fulfilment, items } = payload;
-  const { to, order } = orderMail(payload);
+  const { to, orderId, order } = orderMail(payload);
   return {
     kind: 'shipment',
     to,
+    orderId,
     shipment: {
       username: order.username,
       orderNumber: order.orderNumber,
@@ -156,11 +211,12 @@ function shipmentMail(payload: FulfilmentEventPayload): MailJob {
 }
 
 /** A return's e-mail: the received units by name and what is refunded. */
-function returnMail(payload: ReturnEventPayload): { to: string; values: ReturnMailValues } {
+function returnMail(payload: ReturnEventPayload): { to: string; orderId: number; values: ReturnMailValues } {
   const { return: ret, items } = payload;
-  const { to, order } = orderMail(payload);
+  const { to, orderId, order } = orderMail(payload);
   return {
     to,
+    orderId,
     values: {
       username: order.username,
       orderNumber: order.orderNumber,

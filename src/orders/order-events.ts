@@ -1,6 +1,7 @@
 import type { WebSocketFrame } from '../events/websocket-frames.js';
 import type { OrderItemResponseDto, OrderResponseDto } from './dto/order.dto.js';
 import type { DiscountDto } from '../pricing/dto/priced.dto.js';
+import type { TimelineActor } from './order-timeline.js';
 
 export type { PaymentStatus } from './order-status.js';
 
@@ -20,6 +21,8 @@ declare module '../events/domain-events.js' {
     'order.cancelled': OrderEventPayload;
     /** payment_status became `refunded` or `partially_refunded`. */
     'order.refunded': OrderEventPayload;
+    /** An e-mail about the order was sent (the SMTP server accepted it); published by the mail job after it. */
+    'order.email_sent': OrderEmailSentPayload;
   }
 }
 
@@ -36,6 +39,20 @@ export interface OrderEventPayload {
   items: OrderItemResponseDto[];
   /** The order's promotions as GET /orders/{id} shows them (absent in events stored before promotions). */
   discounts?: DiscountDto[];
+  /** Who made the change (absent in events stored before actors were recorded). */
+  actor?: TimelineActor;
+  /** `order.updated` and what it means: the order's status and payment_status before the change. */
+  previous?: { status: string; payment_status: string };
+}
+
+/** `order.email_sent`: which e-mail about which order went to whom. */
+export interface OrderEmailSentPayload {
+  /** The order's id and number (the outbox indexes events about an order by `order.id`). */
+  order: { id: number; order_number: string };
+  /** What the e-mail is: order-confirmation, payment-received (other modules add theirs). */
+  kind: string;
+  to: string;
+  actor: TimelineActor;
 }
 
 /**

@@ -4,6 +4,7 @@ import type { AddressFields } from '../addresses/dto/address.dto.js';
 import type { Tx } from '../database/transaction-runner.js';
 import type { AuthUser } from '../auth/auth-user.js';
 import type { PaymentStatus } from './order-status.js';
+import type { TimelineActor } from './order-timeline.js';
 
 /** Who asks for an order: a signed-in user, or a guest with the order's token (X-Order-Token). */
 export interface OrderAccess {
@@ -15,6 +16,7 @@ export interface OrderAccess {
 export type PayableOrder = Pick<
   Order,
   | 'id'
+  | 'orderNumber'
   | 'userId'
   | 'totalCents'
   | 'giftCardTotalMinor'
@@ -29,7 +31,7 @@ export function amountDueOf(order: Pick<Order, 'totalCents' | 'giftCardTotalMino
   return order.totalCents - order.giftCardTotalMinor;
 }
 import type { StockRequest } from '../products/product-catalog.js';
-import type { OrderDetailResponseDto, OrderFulfilmentDto } from './dto/order.dto.js';
+import type { OrderDetailResponseDto, OrderFulfilmentDto, OrderResponseDto } from './dto/order.dto.js';
 import type { OrderEventPayload } from './order-events.js';
 import type { Order } from './order.entity.js';
 
@@ -101,9 +103,10 @@ export abstract class OrderHistory {
 
   /**
    * Cancels a user's pending orders and restores their stock, inside the caller's transaction (account deletion),
-   * publishing `order.updated` and `order.cancelled` for each in it. Returns the cancelled orders.
+   * publishing `order.updated` and `order.cancelled` for each in it (their `actor`: who deletes the account).
+   * Returns the cancelled orders.
    */
-  abstract cancelPendingOf(tx: Tx, userId: number): Promise<Order[]>;
+  abstract cancelPendingOf(tx: Tx, userId: number, actor: TimelineActor): Promise<Order[]>;
 
   /**
    * The order for its owner or an admin, or for a guest with its order token; 404 for anyone else, as for a
@@ -121,9 +124,24 @@ export abstract class OrderHistory {
   /**
    * Makes the order's payment_status follow its payment inside the caller's transaction (a paid payment also
    * moves a pending order to paid), publishing the order events in it. False when the order is cancelled and the
-   * payment would make it paid: a cancelled order never becomes paid.
+   * payment would make it paid: a cancelled order never becomes paid. `actor` goes into the events: the provider
+   * (a webhook, reconciliation), the staff who asked for a refund, or the system.
    */
-  abstract followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean>;
+  abstract followPayment(
+    tx: Tx,
+    orderId: number,
+    paymentStatus: PaymentStatus,
+    actor: TimelineActor,
+  ): Promise<boolean>;
+
+  /**
+   * Staff record that the money of a bank-transfer or cash order arrived, inside the caller's transaction: the
+   * order's payment_status becomes paid (a pending order becomes paid), and its waiting manual payment is marked
+   * paid, or else a `manual` payment of the amount due is written, paid, recorded by `staffId` now, so refunds
+   * go through the payments module as for any provider. Publishes the order events (actor: the staff). 404 for
+   * a missing order; a refused move is a 400 naming the field and rule (as PATCH /orders/{id}/status).
+   */
+  abstract markPaidByHand(tx: Tx, orderId: number, staffId: number): Promise<OrderResponseDto>;
   /**
    * Places a cart's order inside the caller's transaction through the same no-oversell placing as POST /orders
    * (stock taken per product in id order, exact total = items + shipping, `order.created` published in it).
@@ -133,12 +151,6 @@ export abstract class OrderHistory {
 
   /** The order placed from the cart, with its items, or null. */
   abstract placedFromCart(cartId: string): Promise<OrderDetailResponseDto | null>;
-
-  /**
-   * Marks a pending order paid by hand inside the caller's transaction, through the same state change as an
-   * admin's `PATCH /orders/{id}/status {status: 'paid', payment_status: 'paid'}` (`actor`: the admin).
-   */
-  abstract markPaidByHand(tx: Tx, orderId: number, actor: AuthUser): Promise<void>;
 
   /**
    * Makes the guest orders placed with this e-mail address (any case) the account's, inside the caller's
@@ -181,8 +193,9 @@ export abstract class OrderHistory {
     orderId: number,
     change: FulfilmentChange,
     allDelivered: boolean,
+    actor: TimelineActor,
   ): Promise<OrderEventPayload>;
 
   /** The order as its events carry it, read in the caller's transaction. */
-  abstract eventPayloadOf(tx: Tx, orderId: number): Promise<OrderEventPayload>;
+  abstract eventPayloadOf(tx: Tx, orderId: number, actor: TimelineActor): Promise<OrderEventPayload>;
 }

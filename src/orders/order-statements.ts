@@ -13,10 +13,27 @@ export const PENDING_OF_USER_BESIDES = `${PENDING_OF_USER} AND id <> ?`;
 /** An order event's owner, deleted accounts included (by primary key). */
 export const OWNER = 'SELECT id, username, email FROM users WHERE id = ?';
 
-/** The order's manual payment, if it has one waiting, becomes paid with the order (updated_at, order id). */
+/**
+ * Marking an order paid by hand: its manual payment, if it has one waiting, becomes paid, recorded by the staff
+ * (updated_at, recorded_by, recorded_at, order id).
+ */
 export const MANUAL_PAYMENT_PAID =
-  "UPDATE payments SET status = 'paid', updated_at = ? WHERE live_order_id = ? AND provider = 'manual' " +
-  "AND status IN ('pending', 'failed')";
+  "UPDATE payments SET status = 'paid', updated_at = ?, recorded_by = ?, recorded_at = ? WHERE live_order_id = ? " +
+  "AND provider = 'manual' AND status IN ('pending', 'failed')";
+
+/** A payment other than the gift cards' that took the order's money (order id). */
+export const MONEY_TAKEN =
+  "SELECT id FROM payments WHERE order_id = ? AND provider <> 'gift_card' " +
+  "AND status IN ('paid', 'partially_refunded', 'refunded') LIMIT 1";
+
+/**
+ * Marking an order paid by hand without a waiting manual payment records one, paid, of the amount due (order id,
+ * amount, currency, recorded_by, recorded_at, created_at, updated_at). Not live: a provider payment may be.
+ */
+export const MANUAL_PAYMENT_RECORDED =
+  'INSERT INTO payments (order_id, live_order_id, provider, status, amount_cents, currency, refunded_cents, ' +
+  'provider_ref, client_secret, flag, recorded_by, recorded_at, created_at, updated_at) ' +
+  "VALUES (?, NULL, 'manual', 'paid', ?, ?, 0, NULL, NULL, NULL, ?, ?, ?, ?)";
 
 /**
  * The order's live payment is cancelled with the order, in the cancelling transaction (updated_at, order id): a

@@ -134,7 +134,11 @@ export class OrdersController {
     },
     404: 'Order 41 not found',
   })
-  updateStatus(@IdParam() id: number, @Body() dto: UpdateOrderStatusDto): Promise<OrderResponseDto> {
-    return this.orders.updateStatus(id, dto);
+  updateStatus(
+    @IdParam() id: number,
+    @Body() dto: UpdateOrderStatusDto,
+    @CurrentUser() admin: AuthUser,
+  ): Promise<OrderResponseDto> {
+    return this.orders.updateStatus(id, dto, admin);
   }
 }

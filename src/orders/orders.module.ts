@@ -8,6 +8,7 @@ import { ProductsModule } from '../products/products.module.js';
 import { RegionsModule } from '../regions/regions.module.js';
 import { AdminOrdersController } from './admin-orders.controller.js';
 import { orderFrames } from './order-events.js';
+import { OrderEventsTimeline } from './order-events-timeline.js';
 import { OrderExpiry } from './order-expiry.js';
 import { OrderHistory } from './order-history.js';
 import { OrderItem } from './order-item.entity.js';
@@ -26,8 +27,13 @@ import { PaymentMethodsController } from './payment-methods.controller.js';
     GiftCardsModule,
   ],
   controllers: [OrdersController, AdminOrdersController, PaymentMethodsController],
-  providers: [OrdersService, { provide: OrderHistory, useExisting: OrdersService }, OrderExpiry],
-  exports: [OrderHistory],
+  providers: [
+    OrdersService,
+    { provide: OrderHistory, useExisting: OrdersService },
+    OrderExpiry,
+    OrderEventsTimeline,
+  ],
+  exports: [OrderHistory, OrderEventsTimeline],
 })
 export class OrdersModule {
   constructor() {

@@ -16,7 +16,7 @@ import { type FieldError, fieldError, ValidationFailedException } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { insertEntities, insertEntity } from '../database/raw-query.js';
+import { changedRows, insertEntities, insertEntity } from '../database/raw-query.js';
 import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
@@ -56,6 +56,8 @@ import {
   CANCEL_LIVE_PAYMENT,
   GIFT_CARD_PAYMENT,
   MANUAL_PAYMENT_PAID,
+  MANUAL_PAYMENT_RECORDED,
+  MONEY_TAKEN,
   ORDERS_WITH_PAYMENT_IN_FLIGHT,
   PAYMENT_IN_FLIGHT,
   OWNER,
@@ -63,6 +65,7 @@ import {
   PENDING_OF_USER_BESIDES,
 } from './order-statements.js';
 import type { OrderEventPayload } from './order-events.js';
+import type { TimelineActor } from './order-timeline.js';
 import type {
   CartOrder,
   FulfilmentChange,
@@ -73,7 +76,7 @@ import type {
 import { OrderAdjustment, OrderItem, OrderTaxLine } from './order-item.entity.js';
 import { newOrderNumber } from './order-number.js';
 import { fulfillmentStatusOf, nextOrderState, OrderState, type PaymentStatus } from './order-status.js';
-import { type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
+import { amountDueOf, type OrderAccess, OrderHistory, type PayableOrder } from './order-history.js';
 import { Order } from './order.entity.js';
 
 /** Orders the expiry job cancels per query of candidates. */
@@ -395,10 +398,10 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       await manager.query(GIFT_CARD_PAYMENT, [order.id, document.giftCardTotal, order.currencyCode, at, at]);
       order.giftCards = (await this.giftCards.ofOrders(manager, [order.id])).get(order.id) ?? [];
     }
-    await this.publishChange(manager, order, null);
+    await this.publishChange(manager, order, null, placerOf(order));
     // Nothing left to pay: the order is paid at checkout, as a payment makes it paid (its events and e-mails).
     if (document.giftCardTotal > 0 && document.amountDue === 0) {
-      await this.followPayment(manager, order.id, 'paid');
+      await this.followPayment(manager, order.id, 'paid', placerOf(order));
       Object.assign(order, { status: 'paid', paymentStatus: 'paid' });
     }
     return order;
@@ -517,7 +520,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
 
   /** The owner cancels a pending order; its stock goes back in the same transaction. */
   async cancel(id: number, actor: AuthUser): Promise<OrderResponseDto> {
-    return this.changeState(id, { userId: actor.id }, (current) => {
+    return this.changeState(id, { userId: actor.id }, { type: 'customer', id: actor.id }, (current) => {
       if (current.status !== 'pending') {
         return {
           field: '',
@@ -529,24 +532,24 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     });
   }
 
-  /**
-   * An admin moves status and payment_status along the allowed transitions (in the caller's transaction `tx`
-   * when given).
-   */
-  async updateStatus(id: number, dto: UpdateOrderStatusDto, tx?: Tx): Promise<OrderResponseDto> {
+  /** An admin moves status and payment_status along the allowed transitions. */
+  async updateStatus(id: number, dto: UpdateOrderStatusDto, admin: AuthUser): Promise<OrderResponseDto> {
     if (dto.status === undefined && dto.payment_status === undefined) {
       throw fieldError('status', 'required', 'status or payment_status is required');
     }
-    return this.changeState(
-      id,
-      {},
-      (current) => nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
-      tx,
+    return this.changeState(id, {}, { type: 'staff', id: admin.id }, (current) =>
+      nextOrderState(current, { status: dto.status, paymentStatus: dto.payment_status }),
     );
   }
 
-  async markPaidByHand(tx: Tx, orderId: number, _actor: AuthUser): Promise<void> {
-    await this.updateStatus(orderId, { status: 'paid', payment_status: 'paid' }, tx);
+  async markPaidByHand(tx: Tx, orderId: number, staffId: number): Promise<OrderResponseDto> {
+    const { order } = await this.applyChange(tx, orderId, {}, { type: 'staff', id: staffId }, (current) =>
+      nextOrderState(current, {
+        status: current.status === 'pending' ? 'paid' : undefined,
+        paymentStatus: 'paid',
+      }),
+    );
+    return toOrderResponse(order);
   }
 
   async adoptGuestOrders(tx: Tx, userId: number, email: string): Promise<number> {
@@ -561,43 +564,70 @@ export class OrdersService implements OrderHistory, OnModuleInit {
   private async changeState(
     id: number,
     scope: { userId?: number },
+    actor: TimelineActor,
     decide: (current: OrderState) => OrderState | FieldError,
-    tx?: Tx,
   ): Promise<OrderResponseDto> {
-    let cancelled = false;
-    const change = async (manager: EntityManager) => {
-      cancelled = false;
-      const current = await manager.findOne(Order, { where: { id, ...scope } });
-      if (current === null) throw new NotFoundException(`Order ${id} not found`);
-      const next = decide(current);
-      if ('rule' in next) throw new ValidationFailedException([next]);
-      const now = new Date();
-      // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
-      const result = await manager.update(
-        Order,
-        { id, status: current.status, paymentStatus: current.paymentStatus },
-        { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
-      );
-      if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
-      // The manual provider's confirmation is this change: its payment follows the order in the same transaction.
-      if (next.paymentStatus === 'paid' && current.paymentStatus !== 'paid') {
-        await manager.query(MANUAL_PAYMENT_PAID, [sqlDatetime(now), id]);
-      }
-      const items = await this.itemsOf(manager, id);
-      if (next.status === 'cancelled' && current.status !== 'cancelled') {
-        cancelled = true;
-        await this.products.releaseStock(manager, stockOf(items));
-        await this.pricing.release(manager, id);
-        await cancelPayments(manager, id, now);
-      }
-      const changed = { ...current, ...next, updatedAt: now };
-      await this.publishChange(manager, changed, current, items);
-      return changed;
-    };
-    const order =
-      tx === undefined ? await this.transactions.run('change order state', change) : await change(tx);
+    const { order, cancelled } = await this.transactions.run('change order state', (manager) =>
+      this.applyChange(manager, id, scope, actor, decide),
+    );
     if (cancelled) this.metrics.ordersCancelled.inc();
     return toOrderResponse(order);
+  }
+
+  /** One change of an order's state, in the caller's transaction; `actor` goes into its events. */
+  private async applyChange(
+    manager: EntityManager,
+    id: number,
+    scope: { userId?: number },
+    actor: TimelineActor,
+    decide: (current: OrderState) => OrderState | FieldError,
+  ): Promise<{ order: Order; cancelled: boolean }> {
+    const current = await manager.findOne(Order, { where: { id, ...scope } });
+    if (current === null) throw new NotFoundException(`Order ${id} not found`);
+    const next = decide(current);
+    if ('rule' in next) throw new ValidationFailedException([next]);
+    const now = new Date();
+    // Conditional on the state just read, so two concurrent changes cannot both apply (or both restock).
+    const result = await manager.update(
+      Order,
+      { id, status: current.status, paymentStatus: current.paymentStatus },
+      { status: next.status, paymentStatus: next.paymentStatus, updatedAt: now },
+    );
+    if (result.affected === 0) throw new BadRequestException(`Order ${id} was changed concurrently; retry`);
+    // Staff marking the order paid is the manual provider's confirmation: its payment is recorded in the same
+    // transaction, so that refunds go through the payments module.
+    if (next.paymentStatus === 'paid' && current.paymentStatus !== 'paid') {
+      await this.recordPaidByHand(manager, current, actor.id, now);
+    }
+    const items = await this.itemsOf(manager, id);
+    const cancelled = next.status === 'cancelled' && current.status !== 'cancelled';
+    if (cancelled) {
+      await this.products.releaseStock(manager, stockOf(items));
+      await this.pricing.release(manager, id);
+      await cancelPayments(manager, id, now);
+    }
+    const changed = { ...current, ...next, updatedAt: now };
+    await this.publishChange(manager, changed, current, actor, items);
+    return { order: changed, cancelled };
+  }
+
+  /**
+   * The order's waiting manual payment becomes paid, recorded by `staffId`; without one, a `manual` payment of the
+   * amount due is written, paid (unless a payment already took the money, or gift cards paid it all).
+   */
+  private async recordPaidByHand(
+    manager: EntityManager,
+    order: Order,
+    staffId: number | null,
+    now: Date,
+  ): Promise<void> {
+    const at = sqlDatetime(now);
+    if ((await changedRows(manager, MANUAL_PAYMENT_PAID, [at, staffId, at, order.id])) > 0) return;
+    const amount = amountDueOf(order);
+    if (amount <= 0) return;
+    const taken: unknown[] = await manager.query(MONEY_TAKEN, [order.id]);
+    if (taken.length > 0) return;
+    await manager.query(MANUAL_PAYMENT_RECORDED, [order.id, amount, order.currencyCode, staffId, at, at, at]);
   }
 
   /**
@@ -637,7 +667,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
               .where('p.live_order_id = :id', { id }),
           ).getRawOne<{ status: string }>();
           if (live !== undefined && PAYMENT_IN_FLIGHT.includes(live.status)) return null;
-          return this.cancelIf(manager, id, { ...stale, id });
+          return this.cancelIf(manager, id, { ...stale, id }, { type: 'system', id: null });
         });
         if (order === null) continue;
         expired += 1;
@@ -647,11 +677,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     }
   }
 
-  async cancelPendingOf(tx: Tx, userId: number): Promise<Order[]> {
+  async cancelPendingOf(tx: Tx, userId: number, actor: TimelineActor): Promise<Order[]> {
     const pending = await tx.find(Order, { select: { id: true }, where: { userId, status: 'pending' } });
     const cancelled: Order[] = [];
     for (const { id } of pending) {
-      const order = await this.cancelIf(tx, id, { id, userId, status: 'pending' });
+      const order = await this.cancelIf(tx, id, { id, userId, status: 'pending' }, actor);
       if (order !== null) cancelled.push(order);
     }
     return cancelled;
@@ -685,7 +715,12 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     return forUpdate(tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId })).getOneOrFail();
   }
 
-  async followPayment(tx: Tx, orderId: number, paymentStatus: PaymentStatus): Promise<boolean> {
+  async followPayment(
+    tx: Tx,
+    orderId: number,
+    paymentStatus: PaymentStatus,
+    actor: TimelineActor,
+  ): Promise<boolean> {
     const current = await forUpdate(
       tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
     ).getOneOrFail();
@@ -699,7 +734,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     const status = takesMoney && current.status === 'pending' ? 'paid' : current.status;
     const now = new Date();
     await tx.update(Order, { id: orderId }, { status, paymentStatus, updatedAt: now });
-    await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current);
+    await this.publishChange(tx, { ...current, status, paymentStatus, updatedAt: now }, current, actor);
     return true;
   }
 
@@ -750,6 +785,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     orderId: number,
     change: FulfilmentChange,
     allDelivered: boolean,
+    actor: TimelineActor,
   ): Promise<OrderEventPayload> {
     const current = await forUpdate(
       tx.createQueryBuilder(Order, 'o').where('o.id = :orderId', { orderId }),
@@ -765,13 +801,13 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     if (fulfillmentStatus === 'fulfilled' && allDelivered && status === 'shipped') status = 'completed';
     if (change === 'cancelled' && fulfillmentStatus !== 'fulfilled' && status === 'shipped') status = 'paid';
     if (status === current.status && fulfillmentStatus === current.fulfillmentStatus) {
-      return this.eventPayload(tx, current, items);
+      return this.eventPayload(tx, current, actor, items);
     }
     const now = new Date();
     await tx.update(Order, { id: orderId }, { status, fulfillmentStatus, updatedAt: now });
     const changed = { ...current, status, fulfillmentStatus, updatedAt: now };
-    await this.publishChange(tx, changed, current, items);
-    return this.eventPayload(tx, changed, items);
+    await this.publishChange(tx, changed, current, actor, items);
+    return this.eventPayload(tx, changed, actor, items);
   }
 
   async shippingChargeOf(tx: Tx, orderId: number): Promise<number> {
@@ -781,8 +817,8 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     return order.shippingTotalCents - discount + (order.pricesIncludeTax ? 0 : order.shippingTaxTotalMinor);
   }
 
-  async eventPayloadOf(tx: Tx, orderId: number): Promise<OrderEventPayload> {
-    return this.eventPayload(tx, await tx.findOneByOrFail(Order, { id: orderId }));
+  async eventPayloadOf(tx: Tx, orderId: number, actor: TimelineActor): Promise<OrderEventPayload> {
+    return this.eventPayload(tx, await tx.findOneByOrFail(Order, { id: orderId }), actor);
   }
 
   /** Cancels the order `id` if it matches `condition` and restocks it; null when nothing matched. */
@@ -790,6 +826,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     manager: EntityManager,
     id: number,
     condition: FindOptionsWhere<Order>,
+    actor: TimelineActor,
   ): Promise<Order | null> {
     const now = new Date();
     const result = await manager.update(Order, condition, { status: 'cancelled', updatedAt: now });
@@ -803,6 +840,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       manager,
       order,
       { status: 'pending', paymentStatus: order.paymentStatus },
+      actor,
       items,
     );
     return order;
@@ -862,9 +900,15 @@ export class OrdersService implements OrderHistory, OnModuleInit {
     tx: Tx,
     order: Order,
     previous: OrderState | null,
+    actor: TimelineActor,
     items?: OrderItem[],
   ): Promise<void> {
-    const payload = await this.eventPayload(tx, order, items);
+    const payload: OrderEventPayload = {
+      ...(await this.eventPayload(tx, order, actor, items)),
+      ...(previous === null
+        ? {}
+        : { previous: { status: previous.status, payment_status: previous.paymentStatus } }),
+    };
     if (previous === null) {
       await this.events.publish(tx, 'order.created', payload);
       return;
@@ -885,7 +929,12 @@ export class OrdersService implements OrderHistory, OnModuleInit {
   }
 
   /** The order as its events carry it: the order, its owner, where its e-mail goes, its items and discounts. */
-  private async eventPayload(tx: Tx, order: Order, items?: OrderItem[]): Promise<OrderEventPayload> {
+  private async eventPayload(
+    tx: Tx,
+    order: Order,
+    actor: TimelineActor,
+    items?: OrderItem[],
+  ): Promise<OrderEventPayload> {
     const [owner]: Array<{ id: number; username: string; email: string }> =
       order.userId === null ? [] : await tx.query(OWNER, [order.userId]);
     const user = owner === undefined ? null : toOrderOwner({ ...owner, id: Number(owner.id) });
@@ -900,6 +949,7 @@ export class OrdersService implements OrderHistory, OnModuleInit {
       email: order.email ?? user?.email ?? null,
       items: detail.items,
       discounts: detail.discounts,
+      actor,
     };
   }
 }
@@ -911,6 +961,11 @@ export class OrdersService implements OrderHistory, OnModuleInit {
 async function cancelPayments(manager: EntityManager, orderId: number, now: Date): Promise<void> {
   await manager.query(CANCEL_LIVE_PAYMENT, [sqlDatetime(now), orderId]);
   await manager.query(CANCEL_GIFT_CARD_PAYMENT, [sqlDatetime(now), orderId]);
+}
+
+/** Who places an order: its customer, or a guest. */
+function placerOf(order: Order): TimelineActor {
+  return order.userId === null ? { type: 'guest', id: null } : { type: 'customer', id: order.userId };
 }
 
 /** Where and how an order is priced: its region, its address for taxes, its shipping in minor units. */

@@ -38,6 +38,13 @@ export class Payment extends Timestamped {
 
   @Column({ type: 'varchar', length: 32, nullable: true })
   flag: string | null;
+
+  /** A manual payment marked paid by hand: the staff account that recorded it, and when (null otherwise). */
+  @Column({ name: 'recorded_by', type: 'integer', nullable: true })
+  recordedBy: number | null;
+
+  @Column({ name: 'recorded_at', type: 'datetime', precision: 3, nullable: true })
+  recordedAt: Date | null;
 }
 
 @Entity('payment_refunds')
@@ -59,6 +66,10 @@ export class PaymentRefund extends Timestamped {
 
   @Column({ name: 'provider_ref', type: 'varchar', length: 255, nullable: true })
   providerRef: string | null;
+
+  /** The staff account that asked for the refund; null for one the service made (paid after cancel). */
+  @Column({ name: 'requested_by', type: 'integer', nullable: true })
+  requestedBy: number | null;
 
   @Column({ name: 'idempotency_key', type: 'varchar', length: 128, nullable: true, select: false })
   idempotencyKey: string | null;

@@ -12,6 +12,7 @@ import { PaymentsController } from './payments.controller.js';
 import { PaymentsService } from './payments.service.js';
 import { OrderRefunds } from './order-refunds.js';
 import { fromMinor } from '../pricing/calculator.js';
+import { PaymentsTimeline } from './payments-timeline.js';
 import { StripeProvider } from './stripe-provider.js';
 
 @Module({
@@ -19,6 +20,7 @@ import { StripeProvider } from './stripe-provider.js';
   controllers: [PaymentsController],
   providers: [
     PaymentsService,
+    PaymentsTimeline,
     {
       provide: OrderRefunds,
       inject: [PaymentsService],
@@ -50,6 +52,6 @@ import { StripeProvider } from './stripe-provider.js';
       },
     },
   ],
-  exports: [OrderRefunds],
+  exports: [OrderRefunds, PaymentsTimeline],
 })
 export class PaymentsModule {}

@@ -37,11 +37,16 @@ import {
   ProviderUnavailableError,
 } from './payment-provider.js';
 import type { PaymentStatus as OrderPaymentStatus } from '../orders/order-events.js';
+import type { TimelineActor } from '../orders/order-timeline.js';
 import { canMove, orderPaymentStatusOf, type PaymentStatus } from './payment-status.js';
 
 const REFUNDABLE: PaymentStatus[] = ['paid', 'partially_refunded'];
 const TAKES_MONEY: PaymentStatus[] = ['paid', 'refunded', 'partially_refunded'];
 const PAID_AFTER_CANCEL = 'paid_after_cancel';
+/** The reason of the refund the service makes itself of money taken for a cancelled order. */
+export const AUTOMATIC_REFUND_REASON = 'paid after the order was cancelled';
+const SYSTEM: TimelineActor = { type: 'system', id: null };
+const PAYMENT_PROVIDER: TimelineActor = { type: 'payment_provider', id: null };
 
 @Injectable()
 export class PaymentsService implements OnModuleInit {
@@ -265,7 +270,7 @@ export class PaymentsService implements OnModuleInit {
       .filter((payment) => payment.provider !== 'gift_card' || REFUNDABLE.includes(order.paymentStatus))
       .sort((a, b) => Number(a.provider === 'gift_card') - Number(b.provider === 'gift_card'));
     if (payments.length === 0)
-      throw new BadRequestException(`Order ${orderId} has no paid payment to refund`);
+      throw new BadRequestException(`Order ${order.orderNumber} has no paid payment to refund`);
     const refundableOf = (payment: Payment) => payment.amountCents - payment.refundedCents;
     const refundable = payments.reduce((sum, payment) => sum + refundableOf(payment), 0);
     const currency = payments[0].currency;
@@ -293,7 +298,7 @@ export class PaymentsService implements OnModuleInit {
       let refund: PaymentRefund;
       try {
         // The Idempotency-Key names the first part; a replay answers it.
-        refund = await this.reserveRefund(payment, part, dto.reason ?? null, {
+        refund = await this.reserveRefund(payment, part, dto.reason ?? null, admin.id, {
           idempotencyKey: first === null ? (idempotencyKey ?? null) : null,
           requestHash: first === null && idempotencyKey !== undefined ? requestHash : null,
         });
@@ -365,6 +370,7 @@ export class PaymentsService implements OnModuleInit {
     payment: Payment,
     amountCents: number,
     reason: string | null,
+    requestedBy: number | null,
     key: { idempotencyKey: string | null; requestHash: string | null },
   ): Promise<PaymentRefund> {
     return this.transactions.run('reserve refund', async (tx) => {
@@ -388,6 +394,7 @@ export class PaymentsService implements OnModuleInit {
           status: 'pending',
           reason,
           providerRef: null,
+          requestedBy,
           ...key,
         }),
       );
@@ -451,7 +458,10 @@ export class PaymentsService implements OnModuleInit {
       const others = await tx.count(Payment, {
         where: { orderId: locked.orderId, id: Not(locked.id), status: In(REFUNDABLE) },
       });
-      await this.move(tx, locked, status, others > 0 ? 'partially_refunded' : undefined);
+      // The order's events name who asked for the refund (the service itself for a paid-after-cancel one).
+      const actor: TimelineActor =
+        refund.requestedBy === null ? SYSTEM : { type: 'staff', id: refund.requestedBy };
+      await this.move(tx, locked, status, actor, others > 0 ? 'partially_refunded' : undefined);
     });
     return this.refunds.findOneByOrFail({ id: refund.id });
   }
@@ -470,7 +480,8 @@ export class PaymentsService implements OnModuleInit {
       const refund = await this.reserveRefund(
         payment,
         payment.amountCents - payment.refundedCents,
-        'paid after the order was cancelled',
+        AUTOMATIC_REFUND_REASON,
+        null,
         { idempotencyKey: null, requestHash: null },
       );
       await this.settleRefund(refund, payment);
@@ -599,7 +610,12 @@ export class PaymentsService implements OnModuleInit {
       await this.flagPaidAfterCancel(tx, payment);
       // A refund made at the provider shows on the (still cancelled) order.
       if (reported.status !== 'paid') {
-        await this.orders.followPayment(tx, payment.orderId, orderPaymentStatusOf(reported.status));
+        await this.orders.followPayment(
+          tx,
+          payment.orderId,
+          orderPaymentStatusOf(reported.status),
+          PAYMENT_PROVIDER,
+        );
       }
       return true;
     }
@@ -611,7 +627,7 @@ export class PaymentsService implements OnModuleInit {
         { refundedCents: reported.refundedCents, updatedAt: new Date() },
       );
     }
-    return this.move(tx, payment, reported.status);
+    return this.move(tx, payment, reported.status, PAYMENT_PROVIDER);
   }
 
   /** One move along the state machine by a conditional update; the order's payment_status follows. */
@@ -619,6 +635,7 @@ export class PaymentsService implements OnModuleInit {
     tx: Tx,
     payment: Payment,
     status: PaymentStatus,
+    actor: TimelineActor,
     orderStatus: OrderPaymentStatus = orderPaymentStatusOf(status),
   ): Promise<boolean> {
     if (!canMove(payment.status, status)) return false;
@@ -630,7 +647,7 @@ export class PaymentsService implements OnModuleInit {
     );
     if (result.affected === 0)
       throw new BadRequestException(`Payment ${payment.id} was changed concurrently; retry`);
-    const followed = await this.orders.followPayment(tx, payment.orderId, orderStatus);
+    const followed = await this.orders.followPayment(tx, payment.orderId, orderStatus, actor);
     if (!followed) await this.flagPaidAfterCancel(tx, payment);
     return true;
   }

@@ -13,6 +13,7 @@ import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { ShippedUnits } from '../fulfilments/shipped-units.js';
 import { type OrderAccess, OrderHistory } from '../orders/order-history.js';
+import type { TimelineActor } from '../orders/order-timeline.js';
 import { OrderRefunds } from '../payments/order-refunds.js';
 import { unitShares } from '../pricing/calculator.js';
 import { ProductCatalog } from '../products/product-catalog.js';
@@ -141,7 +142,7 @@ export class ReturnsService {
         ReturnItem,
         lines.map((line) => ({ ...line, returnId: id })),
       );
-      await this.publish(tx, 'return.requested', id);
+      await this.publish(tx, 'return.requested', id, requesterOf(access));
       return id;
     });
     return this.get(id);
@@ -265,7 +266,7 @@ export class ReturnsService {
             refundAttempt: 1,
           },
         );
-        await this.publish(tx, 'return.received', id);
+        await this.publish(tx, 'return.received', id, { type: 'staff', id: staff.id });
       });
     } catch (error) {
       if (isUniqueViolation(error)) {
@@ -330,7 +331,7 @@ export class ReturnsService {
         'returned',
         found.items.map((line) => ({ orderItemId: line.orderItemId, quantity: -line.quantity })),
       );
-      await this.publish(tx, 'return.rejected', id);
+      await this.publish(tx, 'return.rejected', id, { type: 'staff', id: staff.id });
     });
     return this.get(id);
   }
@@ -365,7 +366,9 @@ export class ReturnsService {
         { id, refundStatus: 'pending', refundAttempt: ret.refundAttempt },
         { refundStatus: status, refundError: message, updatedAt: new Date() },
       );
-      if (settled.affected === 1 && status === 'succeeded') await this.publish(tx, 'return.refunded', id);
+      if (settled.affected === 1 && status === 'succeeded') {
+        await this.publish(tx, 'return.refunded', id, { type: 'staff', id: staff.id });
+      }
     });
   }
 
@@ -391,6 +394,7 @@ export class ReturnsService {
     tx: Tx,
     type: 'return.requested' | 'return.received' | 'return.rejected' | 'return.refunded',
     id: number,
+    actor: TimelineActor,
   ): Promise<void> {
     const ret = await tx.findOneOrFail(Return, {
       where: { id },
@@ -398,11 +402,17 @@ export class ReturnsService {
       order: { items: { id: 'ASC' } },
     });
     const payload: ReturnEventPayload = {
-      ...(await this.orders.eventPayloadOf(tx, ret.orderId)),
+      ...(await this.orders.eventPayloadOf(tx, ret.orderId, actor)),
       return: toReturnResponse(ret),
     };
     await this.events.publish(tx, type, payload);
   }
+}
+
+/** Who asks for a return: the customer, staff on their behalf, or a guest with the order's token. */
+function requesterOf(access: OrderAccess): TimelineActor {
+  if (access.actor === undefined) return { type: 'guest', id: null };
+  return { type: access.actor.role === 'admin' ? 'staff' : 'customer', id: access.actor.id };
 }
 
 function assertUnique(items: Array<{ order_item_id: number }>): void {

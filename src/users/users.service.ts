@@ -232,7 +232,10 @@ export class UsersService implements UserAccounts, OnApplicationBootstrap {
       );
       if (result.affected === 0) throw new NotFoundException(`User ${id} not found`);
       await this.sessions.revokeAll(manager, id, null);
-      await this.orders.cancelPendingOf(manager, id);
+      await this.orders.cancelPendingOf(manager, id, {
+        type: actor.role === 'admin' && actor.id !== id ? 'staff' : 'customer',
+        id: actor.id,
+      });
     });
   }
 

@@ -21,6 +21,7 @@ export const EVENT_TYPES: readonly string[] = [
   'return.requested',
   'return.received',
   'return.rejected',
+  'order.email_sent',
   'product.created',
   'product.updated',
   'product.deleted',

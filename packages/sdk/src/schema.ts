@@ -1079,6 +1079,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders/{id}/notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's staff notes, oldest first (admin) */
+        get: operations["OrderTimelineController_listNotes"];
+        put?: never;
+        /**
+         * Add a staff note to an order (admin)
+         * @description `text` is trimmed, then 1-2000 characters. Notes are kept for good and show in the timeline.
+         */
+        post: operations["OrderTimelineController_addNote"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order's timeline, oldest first (admin)
+         * @description What the service recorded about the order, each entry with its time and actor: placed, payments, refunds, notes (kept for good), and from the outbox status changes and e-mails sent (kept as long as OUTBOX_RETENTION keeps dispatched events). Entries at the same instant keep a stable order.
+         */
+        get: operations["OrderTimelineController_timelineOf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/carts": {
         parameters: {
             query?: never;
@@ -3785,6 +3826,72 @@ export interface components {
              */
             applied: boolean;
         };
+        NoteAuthorDto: {
+            /** @example 1 */
+            id: number;
+            /**
+             * @description null when the account no longer exists
+             * @example admin
+             */
+            username: string | null;
+        };
+        OrderNoteResponseDto: {
+            /** @example 3 */
+            id: number;
+            /** @example 41 */
+            order_id: number;
+            /** @example Customer asked to ship together with order ORD-20261128-7KD2M9QX */
+            text: string;
+            author: components["schemas"]["NoteAuthorDto"];
+            /** Format: date-time */
+            created_at: string;
+        };
+        CreateOrderNoteDto: {
+            /**
+             * @description Trimmed; 1-2000 characters (code points) after trimming
+             * @example Customer asked to ship together with order ORD-20261128-7KD2M9QX
+             */
+            text: string;
+        };
+        TimelineActorDto: {
+            /**
+             * @example staff
+             * @enum {string}
+             */
+            type: "customer" | "guest" | "staff" | "system" | "payment_provider";
+            /**
+             * @description The account (customer or staff); null for a guest, the system or a payment provider
+             * @example 1
+             */
+            id: number | null;
+        };
+        OrderTimelineEntryDto: {
+            /**
+             * Format: date-time
+             * @example 2026-11-28T10:15:02.417Z
+             */
+            at: string;
+            /**
+             * @description placed, payment, refund, status_changed, fulfilment_created, fulfilment_delivered, fulfilment_cancelled, return_requested, return_received, return_rejected, email_sent, note
+             * @example payment
+             */
+            type: string;
+            actor: components["schemas"]["TimelineActorDto"];
+            /**
+             * @description What the entry is about, by type (docs/api.md#order-timeline); amounts in major units
+             * @example {
+             *       "payment_id": 7,
+             *       "provider": "manual",
+             *       "status": "paid",
+             *       "amount": 60.17,
+             *       "refunded": 0,
+             *       "currency": "usd"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
         CartProblemDto: {
             /**
              * @example insufficient_stock
@@ -4255,7 +4362,7 @@ export interface components {
              *       "order.paid"
              *     ]
              */
-            events: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
+            events: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
             /**
              * @description Default: empty
              * @example ERP order import
@@ -4304,7 +4411,7 @@ export interface components {
              *       "order.paid"
              *     ]
              */
-            events?: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
+            events?: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
             /**
              * @description Default: empty
              * @example ERP order import
@@ -17555,6 +17662,535 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrderTimelineController_listNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderNoteResponseDto"][];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrderTimelineController_addNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOrderNoteDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderNoteResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "text must be longer than or equal to 1 characters",
+                     *         "errors": [
+                     *           {
+                     *             "field": "text",
+                     *             "rule": "minLength",
+                     *             "message": "text must be longer than or equal to 1 characters"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrderTimelineController_timelineOf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderTimelineEntryDto"][];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
             /** @description Too Many Requests */

@@ -33,6 +33,7 @@ import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
 import { CreateFulfilments1763803500000 } from './1763803500000-create-fulfilments.js';
 import { CreateReturns1763803600000 } from './1763803600000-create-returns.js';
+import { RecordOrderHistory1763803700000 } from './1763803700000-record-order-history.js';
 
 // Migrations in the order they apply; a new migration is appended here.
 export const migrations: Array<new () => MigrationInterface> = [
@@ -68,5 +69,6 @@ export const migrations: Array<new () => MigrationInterface> = [
   IndexOrdersByEmail1763803400000,
   CreateFulfilments1763803500000,
   CreateReturns1763803600000,
+  RecordOrderHistory1763803700000,
   AddDraftOrders1763803800000,
 ];

@@ -3,6 +3,8 @@ import type { Schemas } from '@commerce/sdk';
 import { client } from '../client';
 import { amountStep, formatDateTime, formatMoney, formatRate, humanize } from '../format';
 import { useLive } from '../live';
+import { OrderNotes } from '../order-notes';
+import { OrderTimeline } from '../order-timeline';
 import { Link } from '../router';
 import { Alert, Page, Status, DataTable, TextField, useAction, useLoad } from '../ui';
 import { OrderFulfilments } from './OrderFulfilments';
@@ -162,11 +164,14 @@ export function OrderPage({ id }: { id: number }) {
   const refund = useAction();
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
+  // Bumped whenever the order changes here or elsewhere: the timeline reads itself again.
+  const [version, setVersion] = useState(0);
 
   const reloadAll = () => {
     void order.reload();
     void payments.reload();
     void refunds.reload();
+    setVersion((current) => current + 1);
   };
 
   // Someone else (the customer, another admin, a payment) may change the order while it is open here.
@@ -413,6 +418,9 @@ export function OrderPage({ id }: { id: number }) {
         <Alert message={refund.error} />
         <Status message={refund.status} />
       </section>
+
+      <OrderNotes orderId={id} onAdded={() => setVersion((current) => current + 1)} />
+      <OrderTimeline orderId={id} currency={currency} version={version} />
     </Page>
   );
 }

@@ -26,6 +26,7 @@ const EVENTS: Record<Exclude<EventName, '*'>, string> = {
   'order.paid': 'its payment is received',
   'order.cancelled': 'it is cancelled',
   'order.refunded': 'it is refunded, in part or in full',
+  'order.email_sent': 'an e-mail about it is sent',
   'product.created': 'a product is created',
   'product.updated': 'it or one of its variants is changed',
   'product.deleted': 'it is deleted',
