@@ -1079,6 +1079,178 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders/{id}/fulfilments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ship some of a paid order's units, with carrier and tracking (admin)
+         * @description Only for payment_status paid. Each item at most once, at most its unfulfilled units (exact under concurrency). The order becomes `shipped` when every unit is fulfilled; `order.fulfilled` is published and, unless `notify_customer` is false, the customer is sent the shipment e-mail with the tracking link.
+         */
+        post: operations["FulfilmentsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/fulfilments/{id}/deliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mark a fulfilment delivered (admin)
+         * @description Idempotent: a delivered fulfilment is answered as it is. When every unit is fulfilled and every live fulfilment delivered, the order becomes `completed`. Publishes `order.delivered`.
+         */
+        post: operations["FulfilmentsController_deliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/fulfilments/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a fulfilment before delivery (admin)
+         * @description Its units count as unfulfilled again; fulfillment_status is recomputed and a `shipped` order goes back to `paid`. Refused once delivered, when already cancelled, or while its units are in a return.
+         */
+        post: operations["FulfilmentsController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}/returns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The order's returns, oldest first (owner, admin, or a guest with X-Order-Token) */
+        get: operations["OrderReturnsController_list"];
+        put?: never;
+        /**
+         * Request the return of fulfilled units (owner, or a guest with X-Order-Token)
+         * @description Within RETURN_WINDOW_DAYS of the item's last shipment; only fulfilled units not already in a requested or received return. `refund_amount` is the units' shares of their lines' totals (after discounts, with tax), the units of a line taken in order. Someone else's order is 404.
+         */
+        post: operations["OrderReturnsController_request"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/returns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List returns, newest first, by status and order (admin) */
+        get: operations["AdminReturnsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/returns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a return (admin) */
+        get: operations["AdminReturnsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/returns/{id}/receive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a requested return: restock, then refund (admin)
+         * @description The listed units arrived (at most those requested; an unlisted item none): their shares are refunded through the order's payment provider, then its gift cards, plus the order's shipping when `refund_shipping` (once per order). Units marked `restock` go back in stock. Units that did not arrive are freed. Only once: a second receive is 400 and changes nothing. The refund runs after the return is recorded; `refund_status` failed (the provider refused) is retried with POST /admin/returns/{id}/refund.
+         */
+        post: operations["AdminReturnsController_receive"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/returns/{id}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a received return's refund (admin)
+         * @description After `refund_status` failed: a new attempt (a new idempotency key). While pending: the same request again (the same key: nothing is refunded twice).
+         */
+        post: operations["AdminReturnsController_refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/returns/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a requested return; its units may be returned again (admin) */
+        post: operations["AdminReturnsController_reject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/orders/{id}/notes": {
         parameters: {
             query?: never;
@@ -1341,6 +1513,64 @@ export interface paths {
          * @description Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart becomes completed in the same transaction. A repeated checkout answers the same order with `Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`). The gift cards applied pay `gift_card_total` (taken in this transaction); a card that can no longer pay is 400 on `gift_cards` (`inactive`, `expired`, `currency`, `noBalance`, `insufficientBalance`) and nothing is placed. An order with nothing left to pay is `paid` at once.
          */
         post: operations["CartsController_checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the open draft orders, most recently changed first (admin) */
+        get: operations["AdminCartsController_list"];
+        put?: never;
+        /**
+         * Start a draft order for a customer (admin)
+         * @description Exactly one of `user_id` (a registered, active customer) and `email` (a guest order); `region_id` as for POST /carts. Lines, address, shipping option, discount codes and gift cards are then set with the cart routes (an admin may act on any draft; the customer cannot see or change it).
+         */
+        post: operations["AdminCartsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a draft order: the cart with its customer (admin) */
+        get: operations["AdminCartsController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place the draft’s order for its customer and send it for payment (admin)
+         * @description Through the checkout’s placing (stock, prices, promotion usage and gift cards as POST /carts/{id}/checkout; the same 400s). The order is pending, `placed_by` the caller, and the customer is e-mailed a payment link (MAIL_LINK_BASE_URL + `/orders/{id}?token=…`, the order token, which is only in the e-mail). With `mark_paid: true` no link is sent: the order is marked paid by hand in the same transaction, as PATCH /orders/{id}/status does. A completed draft answers its order again (`Idempotent-Replayed: true`) and sends nothing.
+         */
+        post: operations["AdminCartsController_complete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3347,6 +3577,12 @@ export interface components {
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
             /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
+            /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
              */
@@ -3482,6 +3718,49 @@ export interface components {
              */
             line_total: number;
         };
+        FulfilmentItemDto: {
+            /**
+             * @description An id of the order's `items`
+             * @example 90
+             */
+            order_item_id: number;
+            /** @example 2 */
+            quantity: number;
+        };
+        OrderFulfilmentDto: {
+            /** @example 5 */
+            id: number;
+            /** @example 41 */
+            order_id: number;
+            items: components["schemas"]["FulfilmentItemDto"][];
+            /** @example DHL */
+            carrier: string | null;
+            /** @example 00340434161094042557 */
+            tracking_number: string | null;
+            /** @example https://www.dhl.com/track?id=00340434161094042557 */
+            tracking_url: string | null;
+            /**
+             * @description Whether the customer was sent the shipment e-mail
+             * @example true
+             */
+            notify_customer: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            shipped_at: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description Set when staff cancelled it before delivery: its units count as unfulfilled again
+             * @example null
+             */
+            cancelled_at: string | null;
+        };
         DiscountDto: {
             /** @example 5 */
             promotion_id: number;
@@ -3588,6 +3867,12 @@ export interface components {
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
             /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
+            /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
              */
@@ -3605,6 +3890,8 @@ export interface components {
              */
             updated_at: string;
             items: components["schemas"]["OrderItemResponseDto"][];
+            /** @description The order's fulfilments, oldest first (cancelled ones included, with cancelled_at) */
+            fulfilments: components["schemas"]["OrderFulfilmentDto"][];
             /** @description The order's promotions, each with what it took (the lines' adjustments tell each line's share) */
             discounts: components["schemas"]["DiscountDto"][];
             /** @description The shipping's taxes */
@@ -3613,6 +3900,8 @@ export interface components {
             shipping_adjustments: components["schemas"]["AdjustmentDto"][];
             /** @description Present when an admin reads the order; null for a guest's order */
             user?: components["schemas"]["OrderOwnerDto"] | null;
+            /** @description Present when an admin reads the order: the staff member who placed it for the customer (a draft order); null when the customer placed it */
+            placed_by?: components["schemas"]["OrderOwnerDto"] | null;
             /**
              * @description Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)
              * @example rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I
@@ -3712,6 +4001,12 @@ export interface components {
              * @enum {string}
              */
             payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+            /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
             /**
              * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
              * @example guest@example.com
@@ -3825,6 +4120,145 @@ export interface components {
              * @example true
              */
             applied: boolean;
+        };
+        FulfilmentItemInputDto: {
+            /**
+             * @description An id of the order's `items`
+             * @example 90
+             */
+            order_item_id: number;
+            /**
+             * @description At most the unfulfilled units
+             * @example 1
+             */
+            quantity: number;
+        };
+        CreateFulfilmentDto: {
+            /** @description Each order item at most once */
+            items: components["schemas"]["FulfilmentItemInputDto"][];
+            /** @example DHL */
+            carrier?: string;
+            /** @example 00340434161094042557 */
+            tracking_number?: string;
+            /**
+             * @description An http(s) URL
+             * @example https://www.dhl.com/track?id=00340434161094042557
+             */
+            tracking_url?: string;
+            /** @description Send the customer the shipment e-mail (default true) */
+            notify_customer?: boolean;
+        };
+        ReturnItemDto: {
+            /** @example 90 */
+            order_item_id: number;
+            /** @example 1 */
+            quantity: number;
+            /** @example Arrived broken */
+            reason: string | null;
+            /**
+             * @description The requested units' shares of the line's total
+             * @example 3.6
+             */
+            refund_amount: number;
+            /**
+             * @description Set when received
+             * @example null
+             */
+            received_quantity: number | null;
+            /** @example false */
+            restock: boolean;
+        };
+        ReturnResponseDto: {
+            /** @example 3 */
+            id: number;
+            /** @example 41 */
+            order_id: number;
+            /**
+             * @example requested
+             * @enum {string}
+             */
+            status: "requested" | "received" | "rejected";
+            items: components["schemas"]["ReturnItemDto"][];
+            /** @example null */
+            note: string | null;
+            /** @example usd */
+            currency_code: string;
+            /**
+             * @description What it refunds: the requested units' shares of their lines' totals; once received, the received units' shares (plus the shipping when refund_shipping)
+             * @example 3.6
+             */
+            refund_amount: number;
+            /** @example false */
+            refund_shipping: boolean;
+            /**
+             * @description null until received; failed: the provider refused (see refund_error), staff may retry
+             * @example succeeded
+             * @enum {string|null}
+             */
+            refund_status: "pending" | "succeeded" | "failed" | null;
+            /** @example null */
+            refund_error: string | null;
+            /** @example null */
+            reject_reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            received_at: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            rejected_at: string | null;
+        };
+        ReturnItemInputDto: {
+            /**
+             * @description An id of the order's `items`
+             * @example 90
+             */
+            order_item_id: number;
+            /**
+             * @description At most its fulfilled units not in a return
+             * @example 1
+             */
+            quantity: number;
+            /** @example Arrived broken */
+            reason?: string;
+        };
+        CreateReturnDto: {
+            /** @description Each order item at most once */
+            items: components["schemas"]["ReturnItemInputDto"][];
+            /** @example Please refund to my card */
+            note?: string;
+        };
+        ReceiveItemInputDto: {
+            /**
+             * @description An order item of the return
+             * @example 90
+             */
+            order_item_id: number;
+            /**
+             * @description At most the units requested for it
+             * @example 1
+             */
+            quantity: number;
+            /** @description Put the received units back in stock (default false) */
+            restock?: boolean;
+        };
+        ReceiveReturnDto: {
+            /** @description The units that arrived; an item of the return not listed arrived with none */
+            items: components["schemas"]["ReceiveItemInputDto"][];
+            /** @description Refund the order's shipping too, once per order (default false) */
+            refund_shipping?: boolean;
+        };
+        RejectReturnDto: {
+            /** @example Used beyond inspection */
+            reason: string;
         };
         NoteAuthorDto: {
             /** @example 1 */
@@ -4317,6 +4751,165 @@ export interface components {
              */
             email?: string;
         };
+        DraftCartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /**
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "completed";
+            items: components["schemas"]["CartItemResponseDto"][];
+            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
+            gift_cards: components["schemas"]["CartGiftCardDto"][];
+            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
+            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The registered customer; null: a guest order for `email`
+             * @example 7
+             */
+            user_id: number | null;
+            /**
+             * @description The staff member who started the draft
+             * @example 1
+             */
+            draft_by_user_id: number;
+        };
+        CreateDraftCartDto: {
+            /**
+             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
+             * @example 2
+             */
+            region_id?: number;
+            /**
+             * @description The registered customer the order is for (or email, not both)
+             * @example 7
+             */
+            user_id?: number;
+            /**
+             * @description A guest customer’s address: the order is a guest order (or user_id, not both)
+             * @example guest@example.com
+             */
+            email?: string;
+        };
+        DraftCartSummaryDto: {
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /** @example 7 */
+            user_id: number | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * @description null: the default region
+             * @example 2
+             */
+            region_id: number | null;
+            /** @example 1 */
+            draft_by_user_id: number;
+            /** @example 3 */
+            line_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        CompleteDraftDto: {
+            /**
+             * @description true: the order is marked paid by hand (as PATCH /orders/{id}/status) and no payment link is sent
+             * @example false
+             */
+            mark_paid?: boolean;
+            /**
+             * @description One of PAYMENT_METHODS (default: the first of them)
+             * @example credit_card
+             */
+            payment_method?: string;
+        };
         CreatedWebhookResponseDto: {
             /** @example 7 */
             id: number;
@@ -4362,7 +4955,7 @@ export interface components {
              *       "order.paid"
              *     ]
              */
-            events: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
+            events: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.fulfilled" | "order.delivered" | "return.requested" | "return.received" | "return.rejected" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
             /**
              * @description Default: empty
              * @example ERP order import
@@ -4411,7 +5004,7 @@ export interface components {
              *       "order.paid"
              *     ]
              */
-            events?: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
+            events?: ("*" | "order.created" | "order.updated" | "order.paid" | "order.cancelled" | "order.refunded" | "order.fulfilled" | "order.delivered" | "return.requested" | "return.received" | "return.rejected" | "order.email_sent" | "product.created" | "product.updated" | "product.deleted" | "product.back_in_stock" | "user.created")[];
             /**
              * @description Default: empty
              * @example ERP order import
@@ -17711,6 +18304,1718 @@ export interface operations {
             };
         };
     };
+    FulfilmentsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFulfilmentDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderFulfilmentDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "items.0.quantity must not exceed the item's 1 unfulfilled unit(s)",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.0.quantity",
+                     *             "rule": "max",
+                     *             "message": "items.0.quantity must not exceed the item's 1 unfulfilled unit(s)"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FulfilmentsController_deliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderFulfilmentDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Fulfilment 5 was cancelled: it cannot be delivered",
+                     *         "errors": [
+                     *           {
+                     *             "field": "fulfilment",
+                     *             "rule": "notCancelled",
+                     *             "message": "Fulfilment 5 was cancelled: it cannot be delivered"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Fulfilment 5 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    FulfilmentsController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderFulfilmentDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Fulfilment 5 was delivered: it cannot be cancelled",
+                     *         "errors": [
+                     *           {
+                     *             "field": "fulfilment",
+                     *             "rule": "notDelivered",
+                     *             "message": "Fulfilment 5 was delivered: it cannot be cancelled"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Fulfilment 5 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrderReturnsController_list: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A guest order's order_token */
+                "X-Order-Token"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"][];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrderReturnsController_request: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A guest order's order_token */
+                "X-Order-Token"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReturnDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "items.0.order_item_id 90 shipped more than 30 days ago (RETURN_WINDOW_DAYS)",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.0.order_item_id",
+                     *             "rule": "returnWindow",
+                     *             "message": "items.0.order_item_id 90 shipped more than 30 days ago (RETURN_WINDOW_DAYS)"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminReturnsController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+                status?: "requested" | "received" | "rejected";
+                order_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "status must be one of the following values: requested, received, rejected",
+                     *         "errors": [
+                     *           {
+                     *             "field": "status",
+                     *             "rule": "isIn",
+                     *             "message": "status must be one of the following values: requested, received, rejected"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminReturnsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Return 3 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminReturnsController_receive: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReceiveReturnDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Return 3 is received: only a requested return can be received",
+                     *         "errors": [
+                     *           {
+                     *             "field": "status",
+                     *             "rule": "requested",
+                     *             "message": "Return 3 is received: only a requested return can be received"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Return 3 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminReturnsController_refund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Return 3 has no refund to retry (status received, refund_status succeeded)",
+                     *         "errors": [
+                     *           {
+                     *             "field": "refund_status",
+                     *             "rule": "open",
+                     *             "message": "Return 3 has no refund to retry (status received, refund_status succeeded)"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Return 3 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminReturnsController_reject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RejectReturnDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ReturnResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "reason must be 1 to 500 characters long",
+                     *         "errors": [
+                     *           {
+                     *             "field": "reason",
+                     *             "rule": "codePointLength",
+                     *             "message": "reason must be 1 to 500 characters long"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Return 3 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
     OrderTimelineController_listNotes: {
         parameters: {
             query?: never;
@@ -20286,6 +22591,644 @@ export interface operations {
                      *       "message": "Not Found",
                      *       "data": {
                      *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["DraftCartSummaryDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDraftCartDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["DraftCartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "user 7 does not exist or is not active",
+                     *         "errors": [
+                     *           {
+                     *             "field": "user_id",
+                     *             "rule": "exists",
+                     *             "message": "user 7 does not exist or is not active"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["DraftCartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteDraftDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "product 12: only 1 in stock, the line asks for 2",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.90",
+                     *             "rule": "stock",
+                     *             "message": "product 12: only 1 in stock, the line asks for 2"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
                      *       }
                      *     }
                      */
@@ -23081,6 +26024,8 @@ export const headerParameters: Record<string, readonly string[] | undefined> = {
     "POST /orders/{id}/payments": ["X-Order-Token"],
     "POST /admin/orders/{id}/refunds": ["Idempotency-Key"],
     "POST /payments/stripe/webhook": ["Stripe-Signature"],
+    "GET /orders/{id}/returns": ["X-Order-Token"],
+    "POST /orders/{id}/returns": ["X-Order-Token"],
     "GET /carts/{id}": ["X-Cart-Token"],
     "PUT /carts/{id}": ["X-Cart-Token"],
     "GET /carts/{id}/shipping-options": ["X-Cart-Token"],
