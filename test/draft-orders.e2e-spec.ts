@@ -206,6 +206,9 @@ describe('draft orders and guest orders joining an account', () => {
       expect(mine.body.data.map((o: { id: number }) => o.id)).toContain(order.id);
       const ownRead = await as(api().get(`/api/v1/orders/${order.id}`), customer).expect(200);
       expect(ownRead.body.data).not.toHaveProperty('placed_by');
+      // The timeline shows staff placing it.
+      const timeline = await as(api().get(`/api/v1/admin/orders/${order.id}/timeline`), admin).expect(200);
+      expect(timeline.body.data[0]).toMatchObject({ type: 'placed', actor: { type: 'staff', id: admin.id } });
 
       const [mail] = await eventuallyMail(emailOf(customer));
       const link = linkOf(mail);

@@ -329,6 +329,7 @@ describe('manual payments, order notes and the order timeline', () => {
           data: {
             status: 'paid',
             payment_status: 'paid',
+            fulfillment_status: 'not_fulfilled',
             previous_status: 'pending',
             previous_payment_status: 'pending',
           },
@@ -356,6 +357,7 @@ describe('manual payments, order notes and the order timeline', () => {
           data: {
             status: 'paid',
             payment_status: 'partially_refunded',
+            fulfillment_status: 'not_fulfilled',
             previous_status: 'paid',
             previous_payment_status: 'paid',
           },
@@ -387,6 +389,7 @@ describe('manual payments, order notes and the order timeline', () => {
           data: {
             status: 'paid',
             payment_status: 'refunded',
+            fulfillment_status: 'not_fulfilled',
             previous_status: 'paid',
             previous_payment_status: 'partially_refunded',
           },
@@ -397,6 +400,7 @@ describe('manual payments, order notes and the order timeline', () => {
           data: {
             status: 'cancelled',
             payment_status: 'refunded',
+            fulfillment_status: 'not_fulfilled',
             previous_status: 'paid',
             previous_payment_status: 'refunded',
           },
@@ -414,6 +418,105 @@ describe('manual payments, order notes and the order timeline', () => {
       // The e-mails were really sent.
       const subjects = smtp.received.filter((mail) => mail.text.includes(order.order_number)).length;
       expect(subjects).toBeGreaterThanOrEqual(2);
+    });
+
+    it('shows an order that went through all of it: placed, paid, shipped in two fulfilments, delivered, returned, received and refunded, noted; in order, with actors', async () => {
+      const order = await place();
+      const asAdmin = (call: request.Test) => call.auth(admin.token, { type: 'bearer' });
+      await setStatus(order.id, { status: 'paid', payment_status: 'paid' }).expect(200);
+      const [item] = (await asAdmin(api().get(`/api/v1/orders/${order.id}`)).expect(200)).body.data.items;
+      const fulfil = (quantity: number, tracking: string) =>
+        asAdmin(api().post(`/api/v1/admin/orders/${order.id}/fulfilments`))
+          .send({ items: [{ order_item_id: item.id, quantity }], carrier: 'DHL', tracking_number: tracking })
+          .expect(201);
+      const first = (await fulfil(1, 'T1')).body.data.id as number;
+      const second = (await fulfil(1, 'T2')).body.data.id as number;
+      for (const id of [first, second]) {
+        await asAdmin(api().post(`/api/v1/admin/fulfilments/${id}/deliver`)).expect(200);
+      }
+      const requested = await api()
+        .post(`/api/v1/orders/${order.id}/returns`)
+        .auth(buyer.token, { type: 'bearer' })
+        .send({ items: [{ order_item_id: item.id, quantity: 1, reason: 'too big' }] })
+        .expect(201);
+      await asAdmin(api().post(`/api/v1/admin/returns/${requested.body.data.id}/receive`))
+        .send({ items: [{ order_item_id: item.id, quantity: 1, restock: true }] })
+        .expect(200);
+      await asAdmin(api().post(`/api/v1/admin/orders/${order.id}/notes`))
+        .send({ text: 'Customer happy with the refund' })
+        .expect(201);
+      const kinds = [
+        'order-confirmation',
+        'payment-received',
+        'shipment',
+        'return-received',
+        'refund-issued',
+      ];
+      await eventually(async () => {
+        const sent = await sentKinds(order.id);
+        return (
+          kinds.every((kind) => sent.includes(kind)) &&
+          sent.filter((k: string) => k === 'shipment').length === 2
+        );
+      });
+
+      const entries = (await asAdmin(api().get(`/api/v1/admin/orders/${order.id}/timeline`)).expect(200)).body
+        .data as Array<{
+        at: string;
+        type: string;
+        actor: { type: string; id: number | null };
+        data: Record<string, unknown>;
+      }>;
+      const times = entries.map((entry) => entry.at);
+      expect([...times].sort()).toEqual(times);
+      const staff = { type: 'staff', id: admin.id };
+      // E-mails go out from the job queue at its pace: checked apart, each after what it is about.
+      const steps = entries.filter((entry) => entry.type !== 'email_sent');
+      expect(steps.map(({ type, actor }) => ({ type, actor }))).toEqual([
+        { type: 'placed', actor: { type: 'customer', id: buyer.id } },
+        { type: 'payment', actor: staff },
+        { type: 'status_changed', actor: staff },
+        { type: 'fulfilment_created', actor: staff },
+        { type: 'status_changed', actor: staff },
+        { type: 'fulfilment_created', actor: staff },
+        { type: 'status_changed', actor: staff },
+        { type: 'fulfilment_delivered', actor: staff },
+        { type: 'fulfilment_delivered', actor: staff },
+        { type: 'status_changed', actor: staff },
+        { type: 'return_requested', actor: { type: 'customer', id: buyer.id } },
+        { type: 'return_received', actor: staff },
+        { type: 'refund', actor: staff },
+        { type: 'status_changed', actor: staff },
+        { type: 'note', actor: staff },
+      ]);
+      const moves = steps
+        .filter((entry) => entry.type === 'status_changed')
+        .map((entry) => `${entry.data.status}/${entry.data.payment_status}`);
+      expect(moves).toEqual([
+        'paid/paid',
+        'paid/paid', // the first fulfilment: fulfillment_status partially_fulfilled
+        'shipped/paid',
+        'completed/paid',
+        'completed/partially_refunded',
+      ]);
+      const refundEntry = steps.find((entry) => entry.type === 'refund')!;
+      expect(refundEntry.data).toMatchObject({ amount: 12.5, status: 'succeeded' });
+      const sent = entries.filter((entry) => entry.type === 'email_sent');
+      expect(sent.map((entry) => entry.data.kind).sort()).toEqual([...kinds, 'shipment'].sort());
+      const at = (type: string) => entries.find((entry) => entry.type === type)!.at;
+      const sentAt = (kind: string) => sent.find((entry) => entry.data.kind === kind)!.at;
+      expect(sentAt('shipment') >= at('fulfilment_created')).toBe(true);
+      expect(sentAt('return-received') >= at('return_received')).toBe(true);
+      expect(sentAt('refund-issued') >= at('refund')).toBe(true);
+      const [row] = await t.dataSource.query(
+        'SELECT status, payment_status, fulfillment_status FROM orders WHERE id = ?',
+        [order.id],
+      );
+      expect(row).toEqual({
+        status: 'completed',
+        payment_status: 'partially_refunded',
+        fulfillment_status: 'fulfilled',
+      });
     });
 
     it('order events carry who made each change: customer at checkout and cancel, staff in PATCH, system for e-mails', async () => {

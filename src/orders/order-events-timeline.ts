@@ -69,6 +69,8 @@ export class OrderEventsTimeline implements OrderTimelineSource {
         data: {
           status: state.status,
           payment_status: state.payment_status,
+          // Absent in events stored before fulfilments.
+          fulfillment_status: state.fulfillment_status ?? null,
           previous_status: from?.status ?? null,
           previous_payment_status: from?.payment_status ?? null,
         },

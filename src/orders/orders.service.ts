@@ -964,7 +964,9 @@ async function cancelPayments(manager: EntityManager, orderId: number, now: Date
 }
 
 /** Who places an order: its customer, or a guest. */
+/** Who placed the order: the staff member of a draft, else its customer or guest. */
 function placerOf(order: Order): TimelineActor {
+  if (order.placedByUserId !== null) return { type: 'staff', id: order.placedByUserId };
   return order.userId === null ? { type: 'guest', id: null } : { type: 'customer', id: order.userId };
 }
 
