@@ -1023,7 +1023,17 @@ describeInBrowser()('admin console in the browser', () => {
     expect(Number(after)).toBe(Number(before) + 1);
     const [payment] = await db.query('SELECT refunded_cents FROM payments WHERE order_id = ?', [placed.id]);
     expect(Number(payment.refunded_cents)).toBe(Math.round(requested.refund_amount * 100));
-    await page.getByRole('row').filter({ hasText: 'Scratched' }).filter({ hasText: 'Succeeded' }).waitFor();
+    await page
+      .getByRole('region', { name: 'Returns' })
+      .getByRole('row')
+      .filter({ hasText: 'Scratched' })
+      .filter({ hasText: 'Succeeded' })
+      .waitFor();
+    await page
+      .getByRole('region', { name: 'Timeline' })
+      .getByRole('row')
+      .filter({ hasText: `Return #${requested.id} received: 1 unit,` })
+      .waitFor();
     await screenshot(page, 'order-return-received', { scrolled: true });
     await go(page, 'Returns');
     await page.getByRole('link', { name: `Order #${placed.id}`, exact: true }).waitFor();

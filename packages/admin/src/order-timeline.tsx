@@ -21,6 +21,18 @@ export function actorText({ type, id }: { type: string; id: number | null }): st
   }
 }
 
+/** How many units a fulfilment's or a return's items carry, in words. */
+function units(items: unknown): string {
+  const count = unitCount(items);
+  return `${count} unit${count === 1 ? '' : 's'}`;
+}
+
+function unitCount(items: unknown): number {
+  return Array.isArray(items)
+    ? items.reduce((sum: number, item: { quantity?: number }) => sum + (item.quantity ?? 0), 0)
+    : 0;
+}
+
 /** What happened, in a sentence; amounts in the order's currency (`currency` when an entry names none). */
 export function entryText(entry: Entry, currency: string | null): string {
   const data = entry.data as Record<string, unknown>;
@@ -39,8 +51,31 @@ export function entryText(entry: Entry, currency: string | null): string {
       return `E-mail ${humanize(String(data.kind))} sent to ${String(data.to)}`;
     case 'note':
       return `Note: ${String(data.text)}`;
+    case 'fulfilment_created':
+    case 'fulfilment_delivered':
+    case 'fulfilment_cancelled': {
+      const verb = {
+        fulfilment_created: 'shipped',
+        fulfilment_delivered: 'delivered',
+        fulfilment_cancelled: 'cancelled',
+      }[entry.type];
+      const carrier = data.carrier ? ` with ${String(data.carrier)}` : '';
+      const tracking = data.tracking_number ? ` (${String(data.tracking_number)})` : '';
+      return `Fulfilment #${String(data.fulfilment_id)} ${verb}: ${units(data.items)}${carrier}${tracking}`;
+    }
+    case 'return_requested':
+    case 'return_received':
+    case 'return_rejected': {
+      const verb = {
+        return_requested: 'requested',
+        return_received: 'received',
+        return_rejected: 'rejected',
+      }[entry.type];
+      const why = data.reason ? ` (${String(data.reason)})` : '';
+      return `Return #${String(data.return_id)} ${verb}: ${units(data.items)}, refund ${money(data.refund_amount)}${why}`;
+    }
     default:
-      // Entries of other modules (fulfilments, returns): their type and data as given.
+      // Entries of modules added later: their type and data as given.
       return `${humanize(entry.type)} ${JSON.stringify(data)}`;
   }
 }
