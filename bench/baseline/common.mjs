@@ -775,8 +775,8 @@ export function createHandlers(config, pool) {
           'region_id, prices_include_tax, subtotal_minor, discount_total_minor, tax_total_minor, ' +
           'shipping_tax_total_minor, gift_card_total_minor, tax_calculation_id, tax_transaction_id, status, ' +
           'payment_status, shipping_address, shipping_address_details, payment_method, idempotency_key, ' +
-          'request_hash, order_token_hash, cart_id, created_at, updated_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          'request_hash, order_token_hash, cart_id, placed_by_user_id, created_at, updated_at) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           created.orderNumber,
           user.id,
@@ -799,6 +799,7 @@ export function createHandlers(config, pool) {
           order.shippingAddress,
           null,
           order.paymentMethod,
+          null,
           null,
           null,
           null,
@@ -882,6 +883,7 @@ export function createHandlers(config, pool) {
             shipping_address: order.shippingAddress,
             payment_method: order.paymentMethod,
             payment_status: 'pending',
+            fulfillment_status: 'not_fulfilled',
             ...documentTotals(document, region.id, { gift_cards: [] }),
             email: null,
             shipping_address_details: null,
