@@ -945,6 +945,20 @@ describeInBrowser()('admin console in the browser', () => {
       },
     ]);
     expect(await page.getByRole('table', { name: 'Open drafts' }).count()).toBe(0);
+
+    // A draft started by mistake is deleted, once confirmed, with its lines.
+    await start.getByLabel("Customer's user id", { exact: true }).fill(String(customer.id));
+    await start.getByRole('button', { name: 'Start draft' }).click();
+    await page.getByRole('heading', { name: `Draft for User ${customer.id}` }).waitFor();
+    const [{ id: mistake }] = await db.query(
+      "SELECT id FROM carts WHERE draft_by_user_id IS NOT NULL AND status = 'open'",
+    );
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete draft' }).click();
+    await page.getByRole('heading', { name: `Draft for User ${customer.id}` }).waitFor({ state: 'detached' });
+    expect(await db.query('SELECT id FROM carts WHERE id = ?', [mistake])).toEqual([]);
+    // The list is read again after the deletion: the draft leaves it.
+    await page.getByRole('table', { name: 'Open drafts' }).waitFor({ state: 'detached' });
   });
 
   it('fulfils a paid order with tracking and receives its return with restock: stored, refunded, restocked once', async () => {

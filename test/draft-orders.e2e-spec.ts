@@ -414,6 +414,31 @@ describe('draft orders and guest orders joining an account', () => {
       ]);
       expect(await query('SELECT status FROM carts WHERE id = ?', [id])).toEqual([{ status: 'open' }]);
     });
+
+    it('an open draft is deleted with its lines by staff only; a placed one is refused and its order stays', async () => {
+      const id = await draft({ user_id: customer.id }, [[productId, 1]]);
+      const remove = (cart: string, account = admin) =>
+        as(api().delete(`/api/v1/admin/carts/${cart}`), account);
+      await remove(id, customer).expect(403);
+      const shopper = await guestCart(t, [[productId, 1]]);
+      await remove(shopper.id).expect(404);
+      expect(await query('SELECT id FROM carts WHERE id = ?', [shopper.id])).toHaveLength(1);
+      const res = await remove(id).expect(200);
+      expect(res.body).toEqual({ code: 200, message: 'OK', data: null });
+      expect(await query('SELECT id FROM carts WHERE id = ?', [id])).toEqual([]);
+      expect(await query('SELECT id FROM cart_items WHERE cart_id = ?', [id])).toEqual([]);
+      await as(api().get(`/api/v1/admin/carts/${id}`), admin).expect(404);
+      await remove(id).expect(404);
+
+      const placed = await draft({ email: 'kept@example.com' }, [[productId, 1]]);
+      const order = (await complete(placed, { mark_paid: true }).expect(201)).body.data;
+      const refused = await remove(placed).expect(400);
+      expect(refused.body.data.errors).toEqual([expect.objectContaining({ field: 'id', rule: 'open' })]);
+      expect(await query('SELECT status FROM carts WHERE id = ?', [placed])).toEqual([
+        { status: 'completed' },
+      ]);
+      expect(await query('SELECT status FROM orders WHERE id = ?', [order.id])).toEqual([{ status: 'paid' }]);
+    });
   });
 
   describe('guest orders joining an account', () => {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AuthUser, CurrentUser, Roles } from '../auth/auth-user.js';
@@ -59,6 +59,18 @@ export class AdminCartsController {
   @ApiErrors(401, 403, 404, 429, { 404: NOT_FOUND })
   get(@Param('id') id: string, @CurrentUser() staff: AuthUser): Promise<DraftCartResponseDto> {
     return this.carts.getDraft(id, staff);
+  }
+
+  @Delete(':id')
+  @ApiOperation({
+    summary: 'Delete an open draft order with its lines, codes and gift cards (admin)',
+    description: 'A draft already placed is refused (400 `id`/`open`): its order stays.',
+  })
+  @ApiParam(CART_ID)
+  @ApiEnvelope(null)
+  @ApiErrors(400, 401, 403, 404, 429, { 404: NOT_FOUND })
+  remove(@Param('id') id: string, @CurrentUser() staff: AuthUser): Promise<void> {
+    return this.carts.deleteDraft(id, staff);
   }
 
   @Post(':id/complete')

@@ -615,6 +615,20 @@ export class CartsService {
    * either e-mails the customer the payment link, or (`mark_paid`) marks the order paid by hand in the placing
    * transaction. A completed draft replays its order (`replayed`) and sends nothing.
    */
+  /**
+   * Discards an open draft with its lines, discount codes and gift cards (nothing was taken from them), under the
+   * cart's row lock as every change of it. A draft already placed is 400: its order stays.
+   */
+  async deleteDraft(id: string, staff: AuthUser): Promise<void> {
+    await this.transactions.run('delete draft', async (tx) => {
+      await this.findDraft(tx, id, staff);
+      if ((await changedRows(tx, TOUCH_OPEN_CART, [sqlDatetime(new Date()), id])) === 0) {
+        throw fieldError('id', 'open', `Draft ${id} was placed as an order: it cannot be deleted`);
+      }
+      for (const statement of DELETE_DRAFT) await tx.query(statement, [id]);
+    });
+  }
+
   async completeDraft(id: string, dto: CompleteDraftDto, staff: AuthUser): Promise<CheckedOut> {
     const cart = await this.findDraft(this.carts.manager, id, staff);
     if (cart.status === 'open') {
@@ -910,6 +924,14 @@ export class CartsService {
     return cart;
   }
 }
+
+/** A draft's rows, its own last (cart id). */
+const DELETE_DRAFT = [
+  'DELETE FROM cart_items WHERE cart_id = ?',
+  'DELETE FROM cart_gift_cards WHERE cart_id = ?',
+  'DELETE FROM cart_discount_codes WHERE cart_id = ?',
+  'DELETE FROM carts WHERE id = ?',
+];
 
 async function linesOf(manager: EntityManager, cartId: string): Promise<Line[]> {
   const rows: LineRow[] = await manager.query(LINES_OF_CART, [cartId]);

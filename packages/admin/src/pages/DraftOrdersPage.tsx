@@ -122,6 +122,10 @@ export function DraftOrdersPage() {
             setOpenId(null);
             void drafts.reload();
           }}
+          onDeleted={() => {
+            setOpenId(null);
+            void drafts.reload();
+          }}
         />
       )}
 
@@ -172,10 +176,12 @@ function DraftEditor({
   id,
   onChanged,
   onPlaced,
+  onDeleted,
 }: {
   id: string;
   onChanged: () => void;
   onPlaced: (order: Order) => void;
+  onDeleted: () => void;
 }) {
   const draft = useLoad(
     () => client.data(client.api.GET('/admin/carts/{id}', { params: { path: { id } } })),
@@ -259,6 +265,14 @@ function DraftEditor({
         client.api.POST('/admin/carts/{id}/complete', { ...path, body: { mark_paid: markPaid } }),
       );
       onPlaced(order);
+    });
+  };
+
+  const discard = () => {
+    if (!window.confirm('Delete this draft order? Its lines, codes and gift cards go with it.')) return;
+    void change.run(async () => {
+      await client.data(client.api.DELETE('/admin/carts/{id}', path));
+      onDeleted();
     });
   };
 
@@ -472,6 +486,9 @@ function DraftEditor({
             <div className="actions">
               <button type="button" className="primary" disabled={change.busy} onClick={place}>
                 Place order
+              </button>
+              <button type="button" className="danger" disabled={change.busy} onClick={discard}>
+                Delete draft
               </button>
             </div>
           </div>
