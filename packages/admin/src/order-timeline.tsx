@@ -46,6 +46,13 @@ export function entryText(entry: Entry, currency: string | null): string {
     case 'refund':
       return `Refund of ${money(data.amount)}: ${humanize(String(data.status))}${data.reason ? ` (${String(data.reason)})` : ''}`;
     case 'status_changed':
+      if (
+        data.status === data.previous_status &&
+        data.payment_status === data.previous_payment_status &&
+        typeof data.fulfillment_status === 'string'
+      ) {
+        return `Fulfilment status ${humanize(data.fulfillment_status)}`;
+      }
       return `Status ${humanize(String(data.previous_status ?? '?'))} → ${humanize(String(data.status))}, payment ${humanize(String(data.previous_payment_status ?? '?'))} → ${humanize(String(data.payment_status))}`;
     case 'email_sent':
       return `E-mail ${humanize(String(data.kind))} sent to ${String(data.to)}`;
