@@ -944,7 +944,7 @@ describeInBrowser()('admin console in the browser', () => {
         payment_status: 'paid',
       },
     ]);
-    expect(await page.getByRole('table', { name: 'Open drafts' }).count()).toBe(0);
+    await page.getByRole('table', { name: 'Open drafts' }).waitFor({ state: 'detached' });
 
     // A draft started by mistake is deleted, once confirmed, with its lines.
     await start.getByLabel("Customer's user id", { exact: true }).fill(String(customer.id));
