@@ -14,7 +14,7 @@ import { Reflector } from '@nestjs/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Request } from 'express';
 import { createHash } from 'node:crypto';
-import { catchError, finalize, from, mergeMap, type Observable, throwError } from 'rxjs';
+import { catchError, finalize, from, mergeMap, Observable, throwError } from 'rxjs';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
@@ -183,13 +183,13 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
       mergeMap((sticky) => {
         const replica = sticky ? null : pools.pick();
         if (replica === null) return handle();
-        const run = pools.runOn(replica, handle);
+        const run = runOn(pools, replica, handle);
         return run.result.pipe(
           catchError((error: unknown) => {
             if (error instanceof HttpException || !run.used()) return throwError(() => error);
             this.metrics.replicaFallbacks.inc();
             this.setState(replica, false, null, `a read failed: ${(error as Error).message}`);
-            return pools.runOn(PRIMARY, handle).result;
+            return runOn(pools, PRIMARY, handle).result;
           }),
         );
       }),
@@ -205,6 +205,21 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
       finalize(() => void this.wrote(keys)),
     );
   }
+}
+
+/**
+ * `handle()` with its statements on `node`. Called and subscribed in the scope: an inner interceptor may call
+ * its own `next.handle()` from a promise's callback (SearchSlotInterceptor), which runs in the context of the
+ * subscription.
+ */
+function runOn<T>(pools: ReplicaPools, node: string, handle: () => Observable<T>) {
+  let used = () => false;
+  const result = new Observable<T>((subscriber) => {
+    const run = pools.runOn(node, () => handle().subscribe(subscriber));
+    used = run.used;
+    return run.result;
+  });
+  return { result, used: () => used() };
 }
 
 /** Applies ReplicaReads to every HTTP request (registered globally by DatabaseModule). */
