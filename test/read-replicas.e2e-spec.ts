@@ -55,6 +55,7 @@ describe('read replicas', () => {
     await replica.caughtUp(primary);
     // Not in the binary log of the replica (it keeps none) nor the primary's: the replica's row differs.
     await replica.query(`UPDATE ${DATABASE}.products SET name = ? WHERE id = ?`, [REPLICA_COPY, productId]);
+    await replica.query(`UPDATE ${DATABASE}.categories SET name = ? WHERE id = 1`, [REPLICA_COPY]);
     await replicaUp(1);
   }, 60_000);
 
@@ -79,7 +80,7 @@ describe('read replicas', () => {
     replica: (await replica.query(`SELECT name FROM ${DATABASE}.products WHERE id = ?`, [productId]))[0].name,
   });
 
-  it('answers catalogue reads (product, list, search) from the replica and everything else from the primary', async () => {
+  it('answers catalogue reads (product, list, search, category) from the replica and everything else from the primary', async () => {
     const detail = await readProduct().expect(200);
     expect(detail.body.data).toMatchObject({ id: productId, name: REPLICA_COPY });
     const list = await request(t.url)
@@ -92,6 +93,13 @@ describe('read replicas', () => {
     expect(search.body.data.map((row: { id: number; name: string }) => [row.id, row.name])).toEqual([
       [productId, REPLICA_COPY],
     ]);
+
+    const category = await request(t.url).get('/api/v1/categories/1').expect(200);
+    expect(category.body.data).toMatchObject({ id: 1, name: REPLICA_COPY });
+    const [{ name: primaryCategory }] = await primary.query(
+      `SELECT name FROM ${DATABASE}.categories WHERE id = 1`,
+    );
+    expect(primaryCategory).not.toBe(REPLICA_COPY);
 
     // A cart (not a catalogue read) prices its line from the primary's row.
     const cart = await guestCart(t, [[productId, 1]]);
