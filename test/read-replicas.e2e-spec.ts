@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { ADMIN_ENV, loginAdmin, type Account } from './support/accounts.js';
+import { randomBytes } from 'node:crypto';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
 import { eventually } from './support/eventually.js';
 import { MariaDbServer } from './support/mariadb-server.js';
 import { scrape } from './support/metrics.js';
@@ -173,6 +174,37 @@ describe('read replicas', () => {
     await replicaUp(1);
     expect((await readProduct().expect(200)).body.data.name).toBe(REPLICA_COPY);
   }, 30_000);
+
+  // TEST_REDIS_URL: set by .ci/run in the MariaDB pass.
+  (process.env.TEST_REDIS_URL === undefined ? it.skip : it)(
+    'with REDIS_URL, keeps a caller who wrote through one instance on the primary through another',
+    async () => {
+      const shared = {
+        ...ADMIN_ENV,
+        CATALOG_PUBLIC: 'true',
+        DATABASE_URL: t.databaseUrl,
+        DATABASE_REPLICA_URLS: t.config.databaseReplicas.urls.join(','),
+        DATABASE_REPLICA_STICKY_MS: '60000',
+        REDIS_URL: process.env.TEST_REDIS_URL!,
+        REDIS_KEY_PREFIX: `replicas-${randomBytes(4).toString('hex')}:`,
+      };
+      const [a, b] = [await startTestApp(shared), await startTestApp(shared)];
+      try {
+        const readOn = (app: TestApp, token?: string) => {
+          const read = request(app.url).get(`/api/v1/products/${productId}`);
+          return token === undefined ? read : read.auth(token, { type: 'bearer' });
+        };
+        const customer = await createAccount(a);
+        expect((await readOn(b, customer.token).expect(200)).body.data.name).toBe(REPLICA_COPY);
+        // A write through a; then the next reads through b.
+        await guestCart(a, [[productId, 1]], { bearer: customer.token });
+        expect((await readOn(b, customer.token).expect(200)).body.data.name).toBe(primaryName);
+        expect((await readOn(b).expect(200)).body.data.name).toBe(REPLICA_COPY);
+      } finally {
+        await Promise.all([a.close(), b.close()]);
+      }
+    },
+  );
 
   it('without DATABASE_REPLICA_URLS, reads everything from the primary and shows no replica series', async () => {
     const alone = await startTestApp({ ...ADMIN_ENV, CATALOG_PUBLIC: 'true', DATABASE_URL: t.databaseUrl });
