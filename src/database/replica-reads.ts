@@ -60,6 +60,7 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
   private readonly writers = new Map<string, number>();
   private readonly checking = new Set<string>();
   private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
@@ -76,14 +77,15 @@ export class ReplicaReads implements OnApplicationBootstrap, OnApplicationShutdo
     if (this.pools === null) return;
     await this.checkAll();
     const tick = () => {
+      if (this.stopped) return;
       this.timer = setTimeout(() => void this.checkAll().finally(tick), this.settings.checkIntervalMs);
     };
     tick();
   }
 
   onApplicationShutdown(): void {
+    this.stopped = true;
     if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
   }
 
   /** Checks every replica at once; one that does not answer within the interval is out. */
