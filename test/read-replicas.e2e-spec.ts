@@ -152,6 +152,31 @@ describe('read replicas', () => {
     expect(replicated).toEqual([{ name: 'Written while the replica lags' }]);
   });
 
+  it('takes a replica whose reported lag passes DATABASE_REPLICA_MAX_LAG_MS out, and back once it caught up', async () => {
+    await replica.query('STOP SLAVE');
+    await replica.query('CHANGE MASTER TO MASTER_DELAY = 3');
+    await replica.query('START SLAVE');
+    try {
+      // Delayed but with nothing to apply: current, taken.
+      await replicaUp(1);
+      const added = await createProduct(t, admin.token, { name: 'Written while the replica is delayed' });
+      await replicaUp(0);
+      const lag = (await scrape(t.url)).value('commerce_db_replica_lag_seconds', { replica: '0' });
+      expect(lag).toBeGreaterThanOrEqual(1);
+      // Anonymous: the primary answers, with the new product the replica has not applied yet.
+      const fresh = await request(t.url).get(`/api/v1/products/${added.id}`).expect(200);
+      expect(fresh.body.data.name).toBe('Written while the replica is delayed');
+      expect(await replica.query(`SELECT id FROM ${DATABASE}.products WHERE id = ?`, [added.id])).toEqual([]);
+    } finally {
+      await replica.query('STOP SLAVE');
+      await replica.query('CHANGE MASTER TO MASTER_DELAY = 0');
+      await replica.query('START SLAVE');
+    }
+    await replica.caughtUp(primary);
+    await replicaUp(1);
+    expect((await readProduct().expect(200)).body.data.name).toBe(REPLICA_COPY);
+  });
+
   it('answers every read while the replica stops answering (SIGSTOP), from the primary, and uses it again after SIGCONT', async () => {
     const fallbacksBefore = (await scrape(t.url)).value('commerce_db_replica_fallbacks_total') ?? 0;
     // Connections to the replica exist and are idle: the first reads are sent to it and get no answer.
