@@ -33,9 +33,13 @@ const withoutRedis = !process.env.TEST_REDIS_URL;
 const needsPromtool = ['<rootDir>/test/metrics-promtool.e2e-spec.ts'];
 const withoutPromtool = !process.env.TEST_PROMTOOL;
 // These run in the MySQL/MariaDB pass (TEST_DATABASE_URL a mysql:// URL, as .ci/run sets it): the tracing test
-// starts the service as a process on MySQL, the frozen-database test a MariaDB server of its own
-// (mariadb-install-db, mariadbd).
-const needsMysql = ['<rootDir>/test/tracing.e2e-spec.ts', '<rootDir>/test/frozen-database.e2e-spec.ts'];
+// starts the service as a process on MySQL, the frozen-database test a MariaDB server of its own, the
+// read-replicas test a primary and a replica of its own (mariadb-install-db, mariadbd).
+const needsMysql = [
+  '<rootDir>/test/tracing.e2e-spec.ts',
+  '<rootDir>/test/frozen-database.e2e-spec.ts',
+  '<rootDir>/test/read-replicas.e2e-spec.ts',
+];
 const withoutMysql = !/^(mysql|mariadb):/.test(process.env.TEST_DATABASE_URL ?? '');
 
 module.exports = {
@@ -77,5 +81,7 @@ if (withoutPromtool) {
   console.warn('TEST_PROMTOOL is not set: the promtool check of /metrics is not run (.ci/run runs it).');
 }
 if (withoutMysql) {
-  console.warn('TEST_DATABASE_URL is not a mysql:// URL: the tracing test is not run (.ci/run runs it).');
+  console.warn(
+    'TEST_DATABASE_URL is not a mysql:// URL: the tracing, frozen-database and read-replicas tests are not run (.ci/run runs them).',
+  );
 }

@@ -12,6 +12,7 @@ import { BodylessRouteGuard, RequestValidationPipe } from './common/validation.j
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { ReplicaRoutingInterceptor } from './database/replica-reads.js';
 import { EventsModule } from './events/events.module.js';
 import { HealthModule } from './health/health.module.js';
 import { JobsModule } from './jobs/jobs.module.js';
@@ -88,6 +89,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_GUARD, useClass: BodylessRouteGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
+        // Inside the envelope: runs @ReadFromReplica() handlers on a read replica, tracks who wrote.
+        { provide: APP_INTERCEPTOR, useClass: ReplicaRoutingInterceptor },
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe(config.pageSizeMax) },
       ],

@@ -12,6 +12,7 @@ import {
   CreateCategoryDto,
   UpdateCategoryDto,
 } from './dto/category.dto.js';
+import { ReadFromReplica } from '../database/replica-reads.js';
 
 @ApiTags('categories')
 @ApiBearerAuth()
@@ -21,6 +22,7 @@ export class CategoriesController {
 
   @Get()
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'List categories',
     description:
@@ -55,6 +57,7 @@ export class CategoriesController {
 
   @Get(':id')
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'Read a category (an inactive one is 404 for users)',
     description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',

@@ -268,6 +268,45 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads DATABASE_REPLICA_URLS and the replica settings, only beside a mysql:// DATABASE_URL', () => {
+    expect(loadConfig({}).databaseReplicas).toEqual({
+      urls: [],
+      maxLagMs: 1000,
+      checkIntervalMs: 1000,
+      stickyMs: 2000,
+    });
+    const config = loadConfig({
+      DATABASE_URL: 'mysql://u:p@primary:3306/shop',
+      DATABASE_REPLICA_URLS: ' mysql://u:p@replica-a:3306/shop , mysql://u:p@replica-b/shop ',
+      DATABASE_REPLICA_MAX_LAG_MS: '3000',
+      DATABASE_REPLICA_CHECK_INTERVAL_MS: '500',
+      DATABASE_REPLICA_STICKY_MS: '0',
+    });
+    expect(config.databaseReplicas).toEqual({
+      urls: ['mysql://u:p@replica-a:3306/shop', 'mysql://u:p@replica-b/shop'],
+      maxLagMs: 3000,
+      checkIntervalMs: 500,
+      stickyMs: 0,
+    });
+    expect(problemsOf({ DATABASE_REPLICA_URLS: 'mysql://u@replica:3306/shop' })).toContain(
+      'DATABASE_REPLICA_URLS needs a mysql:// DATABASE_URL',
+    );
+    expect(
+      problemsOf({ DATABASE_URL: 'mysql://u@primary/shop', DATABASE_REPLICA_URLS: 'mysql://u@replica' }),
+    ).toContain(
+      'DATABASE_REPLICA_URLS must name a host and a database: mysql://user:password@host:3306/database (got "mysql://u@replica")',
+    );
+    expect(
+      problemsOf({
+        DATABASE_URL: 'mysql://u@primary/shop',
+        DATABASE_REPLICA_URLS: 'sqlite:./replica.sqlite',
+      }),
+    ).toContain('DATABASE_REPLICA_URLS must list mysql:// URLs (got "sqlite:./replica.sqlite")');
+    expect(problemsOf({ DATABASE_REPLICA_MAX_LAG_MS: '500' })).toContain(
+      'DATABASE_REPLICA_MAX_LAG_MS must be an integer from 1000 to 3600000 (got "500")',
+    );
+  });
+
   it('parses durations, lists, booleans and the admin trio', () => {
     expect(loadConfig({ JWT_EXPIRES_IN: '15m' }).jwt.expiresInSeconds).toBe(900);
     expect(loadConfig({ JWT_EXPIRES_IN: '7d' }).jwt.expiresInSeconds).toBe(604800);

@@ -44,6 +44,12 @@ export interface AppConfig {
   databasePoolSize: number;
   /** MySQL: bound on one query, and on the wait for a pooled connection (also SQLite's busy timeout). */
   databaseTimeouts: { queryMs: number; acquireMs: number };
+  /**
+   * MySQL read replicas for catalogue reads (docs/operations.md#read-replicas): their URLs (none: everything on
+   * the primary), the lag past which one is taken out, how often each is checked, and how long a caller's reads
+   * stay on the primary after that caller wrote.
+   */
+  databaseReplicas: { urls: string[]; maxLagMs: number; checkIntervalMs: number; stickyMs: number };
   migrationsRun: boolean;
   /** Node's HTTP server timeouts (see docs/operations.md#timeouts). */
   http: { keepAliveTimeoutMs: number; headersTimeoutMs: number; requestTimeoutMs: number };
@@ -306,6 +312,30 @@ export class EnvironmentVariables {
 
   @IntegerVariable(100, 3_600_000)
   DATABASE_ACQUIRE_TIMEOUT_MS = 5_000;
+
+  @IsOptional()
+  @ListVariable()
+  @VariableRule((urls, variables) => {
+    const primary = parseDatabaseUrl((variables as EnvironmentVariables).DATABASE_URL);
+    if (typeof primary !== 'string' && primary.type !== 'mysql') return 'needs a mysql:// DATABASE_URL';
+    for (const url of urls as string[]) {
+      const parsed = parseDatabaseUrl(url);
+      if (typeof parsed === 'string') return `${parsed} (got "${url}")`;
+      if (parsed.type !== 'mysql') return `must list mysql:// URLs (got "${url}")`;
+    }
+    return undefined;
+  })
+  DATABASE_REPLICA_URLS?: string[];
+
+  // Replicas report their lag in whole seconds.
+  @IntegerVariable(1_000, 3_600_000)
+  DATABASE_REPLICA_MAX_LAG_MS = 1_000;
+
+  @IntegerVariable(100, 3_600_000)
+  DATABASE_REPLICA_CHECK_INTERVAL_MS = 1_000;
+
+  @IntegerVariable(0, 3_600_000)
+  DATABASE_REPLICA_STICKY_MS = 2_000;
 
   @IntegerVariable(1_000, 3_600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -761,6 +791,12 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     databaseTimeouts: {
       queryMs: variables.DATABASE_QUERY_TIMEOUT_MS,
       acquireMs: variables.DATABASE_ACQUIRE_TIMEOUT_MS,
+    },
+    databaseReplicas: {
+      urls: variables.DATABASE_REPLICA_URLS ?? [],
+      maxLagMs: variables.DATABASE_REPLICA_MAX_LAG_MS,
+      checkIntervalMs: variables.DATABASE_REPLICA_CHECK_INTERVAL_MS,
+      stickyMs: variables.DATABASE_REPLICA_STICKY_MS,
     },
     migrationsRun: variables.DATABASE_MIGRATIONS_RUN,
     http: {

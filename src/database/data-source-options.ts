@@ -13,7 +13,7 @@ import { loadSqliteDriver } from './sqlite-driver.js';
  * `startQueryTimeouts()` (DatabaseModule calls it once the migrations have run).
  */
 export async function buildDataSourceOptions(
-  config: Pick<AppConfig, 'database' | 'databasePoolSize' | 'databaseTimeouts'>,
+  config: Pick<AppConfig, 'database' | 'databasePoolSize' | 'databaseTimeouts' | 'databaseReplicas'>,
 ): Promise<DataSourceOptions> {
   const common = {
     entities,
@@ -38,7 +38,17 @@ export async function buildDataSourceOptions(
   return {
     ...common,
     type: 'mysql',
-    url: config.database.url,
+    // With replicas, TypeORM builds a pool per server through the driver's createPoolCluster (ReplicaPools):
+    // everything goes to the primary unless a read runs in ReplicaReads' scope.
+    ...(config.databaseReplicas.urls.length === 0
+      ? { url: config.database.url }
+      : {
+          replication: {
+            master: { url: config.database.url },
+            slaves: config.databaseReplicas.urls.map((url) => ({ url })),
+            defaultMode: 'master' as const,
+          },
+        }),
     driver: mysqlDriver({ ...config.databaseTimeouts, queriesBounded: false }),
     timezone: 'Z',
     charset: 'utf8mb4_unicode_ci',

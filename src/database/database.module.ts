@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { startQueryTimeouts } from './mysql-driver.js';
+import { ReplicaReads } from './replica-reads.js';
 import { SqliteReader } from './sqlite-reader.js';
 import { TransactionRunner } from './transaction-runner.js';
 
@@ -26,7 +27,7 @@ import { TransactionRunner } from './transaction-runner.js';
       },
     }),
   ],
-  providers: [TransactionRunner, SqliteReader],
-  exports: [TransactionRunner, SqliteReader],
+  providers: [TransactionRunner, SqliteReader, ReplicaReads],
+  exports: [TransactionRunner, SqliteReader, ReplicaReads],
 })
 export class DatabaseModule {}

@@ -1,5 +1,6 @@
 import mysql from 'mysql2';
 import type { DataSource } from 'typeorm';
+import { ReplicaPools } from './replica-pools.js';
 
 /**
  * Bounds on every wait for MySQL. Queries are bounded only once `queriesBounded` is set, after the
@@ -19,6 +20,9 @@ const SESSION_SETTINGS = [
   'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',
 ];
 
+/** A replica's connections: a write sent there by mistake fails instead of being lost. */
+const REPLICA_SESSION_SETTING = 'SET SESSION TRANSACTION READ ONLY';
+
 const timeoutError = (message: string, code: string) => Object.assign(new Error(message), { code });
 
 /**
@@ -37,40 +41,44 @@ const timeoutError = (message: string, code: string) => Object.assign(new Error(
  *   server ran it to its end (measured: searches still running 39 s after they were given up).
  */
 export function mysqlDriver(timeouts: MysqlTimeouts) {
+  const createPool = (options: mysql.PoolOptions, replica = false) => {
+    const settings = replica ? [...SESSION_SETTINGS, REPLICA_SESSION_SETTING] : SESSION_SETTINGS;
+    const pool = mysql.createPool(options);
+    pool.on('connection', (connection) => {
+      boundQueries(connection, timeouts);
+      // TypeORM calls `promise()` for every query, and mysql2 answers with a new wrapper each time (an event
+      // emitter, and a require() to resolve): about a tenth of an order's CPU. One wrapper per connection.
+      const promised = connection.promise();
+      connection.promise = () => promised;
+      for (const setting of settings) {
+        connection.query(setting, (error: Error | null) => {
+          if (error !== null) connection.destroy();
+        });
+      }
+    });
+    const getConnection = pool.getConnection.bind(pool);
+    pool.getConnection = (callback: Parameters<typeof getConnection>[0]) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        const message = `No database connection available within ${timeouts.acquireMs} ms`;
+        callback(timeoutError(message, 'POOL_ACQUIRE_TIMEOUT'), undefined as never);
+      }, timeouts.acquireMs);
+      getConnection((error, connection) => {
+        clearTimeout(timer);
+        // A connection that arrives after the caller gave up goes straight back to the pool.
+        if (settled) connection?.release();
+        else callback(error, connection);
+      });
+    };
+    return pool;
+  };
   return {
     ...mysql,
     timeouts,
-    createPool(options: mysql.PoolOptions) {
-      const pool = mysql.createPool(options);
-      pool.on('connection', (connection) => {
-        boundQueries(connection, timeouts);
-        // TypeORM calls `promise()` for every query, and mysql2 answers with a new wrapper each time (an event
-        // emitter, and a require() to resolve): about a tenth of an order's CPU. One wrapper per connection.
-        const promised = connection.promise();
-        connection.promise = () => promised;
-        for (const setting of SESSION_SETTINGS) {
-          connection.query(setting, (error: Error | null) => {
-            if (error !== null) connection.destroy();
-          });
-        }
-      });
-      const getConnection = pool.getConnection.bind(pool);
-      pool.getConnection = (callback: Parameters<typeof getConnection>[0]) => {
-        let settled = false;
-        const timer = setTimeout(() => {
-          settled = true;
-          const message = `No database connection available within ${timeouts.acquireMs} ms`;
-          callback(timeoutError(message, 'POOL_ACQUIRE_TIMEOUT'), undefined as never);
-        }, timeouts.acquireMs);
-        getConnection((error, connection) => {
-          clearTimeout(timer);
-          // A connection that arrives after the caller gave up goes straight back to the pool.
-          if (settled) connection?.release();
-          else callback(error, connection);
-        });
-      };
-      return pool;
-    },
+    createPool: (options: mysql.PoolOptions) => createPool(options),
+    // With DATABASE_REPLICA_URLS, TypeORM's `replication` option asks for a pool cluster.
+    createPoolCluster: () => new ReplicaPools(createPool),
   };
 }
 

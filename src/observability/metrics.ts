@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { PRIMARY, ReplicaPools } from '../database/replica-pools.js';
 import { dateFromRow } from '../database/timestamps.js';
 import { TransactionRunner } from '../database/transaction-runner.js';
 
@@ -205,6 +206,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly replicaFallbacks = new Counter({
+    name: 'commerce_db_replica_fallbacks_total',
+    help: 'Reads that failed on a read replica and were answered by the primary (the replica is taken out)',
+    registers: [this.registry],
+  });
+
   private readonly samplePool: () => void;
 
   constructor(@InjectDataSource() dataSource: DataSource, transactions: TransactionRunner) {
@@ -247,7 +254,35 @@ export class Metrics {
       },
     });
     // Read at scrape time only: nothing is counted per query.
-    const pool = () => (dataSource.driver as unknown as { pool?: MysqlPool }).pool;
+    // With read replicas, the primary's pool of the cluster (ReplicaPools).
+    const driver = dataSource.driver as unknown as { pool?: MysqlPool; poolCluster?: unknown };
+    const pool = () =>
+      driver.poolCluster instanceof ReplicaPools
+        ? (driver.poolCluster.pool(PRIMARY) as unknown as MysqlPool)
+        : driver.pool;
+    const replicas = () => (driver.poolCluster instanceof ReplicaPools ? driver.poolCluster.replicas : null);
+    const replicaLabel = (id: string) => id.replace(/^SLAVE/, '');
+    new Gauge({
+      name: 'commerce_db_replica_up',
+      help: 'Read replicas by their position in DATABASE_REPLICA_URLS (from 0): 1 taken for reads, 0 taken out',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const [id, state] of replicas() ?? []) this.set({ replica: replicaLabel(id) }, state.in ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'commerce_db_replica_lag_seconds',
+      help: "Read replicas' lag as they last reported it (absent while not known)",
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [id, state] of replicas() ?? []) {
+          if (state.lagMs !== null) this.set({ replica: replicaLabel(id) }, state.lagMs / 1000);
+        }
+      },
+    });
     const inUse = new Gauge({
       name: 'commerce_db_pool_connections_in_use',
       help: 'MySQL: pool connections lent to a query or transaction. SQLite: 1 while a write transaction runs',

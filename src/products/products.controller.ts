@@ -15,6 +15,7 @@ import {
 import { ProductDetailResponseDto } from './dto/variant.dto.js';
 import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor } from './search-slots.js';
+import { ReadFromReplica } from '../database/replica-reads.js';
 
 /** GET /products/{id}: digits are an id (with the rules of every `:id`), a slug-shaped segment is a slug. */
 function idOrSlug(value: string): number | string {
@@ -30,6 +31,7 @@ export class ProductsController {
 
   @Get()
   @CatalogRead()
+  @ReadFromReplica()
   @UseInterceptors(SearchSlotInterceptor)
   @ApiOperation({
     summary: 'List products',
@@ -78,6 +80,7 @@ export class ProductsController {
 
   @Get(':id')
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'Read a product by id or slug (an inactive one is 404 for users)',
     description:

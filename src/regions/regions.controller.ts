@@ -8,6 +8,7 @@ import { PageQueryDto } from '../common/pagination.js';
 import { CatalogRead } from '../common/public.decorator.js';
 import { CreateRegionDto, RegionResponseDto, UpdateRegionDto } from './dto/region.dto.js';
 import { RegionsService } from './regions.service.js';
+import { ReadFromReplica } from '../database/replica-reads.js';
 
 const NOT_FOUND = 'Region 2 not found';
 const BAD_ID = { 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } };
@@ -25,6 +26,7 @@ export class RegionsController {
 
   @Get()
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'List regions',
     description:
@@ -53,6 +55,7 @@ export class RegionsController {
 
   @Get(':id')
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'Read a region',
     description: 'With CATALOG_PUBLIC=true, callers without a token may read it.',

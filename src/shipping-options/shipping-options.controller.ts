@@ -12,6 +12,7 @@ import {
   UpdateShippingOptionDto,
 } from './dto/shipping-option.dto.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
+import { ReadFromReplica } from '../database/replica-reads.js';
 
 const NOT_FOUND = 'Shipping option 3 not found';
 const BAD_ID = { 400: { field: 'id', rule: 'isInt', message: 'id must be an integer number' } };
@@ -24,6 +25,7 @@ export class ShippingOptionsController {
 
   @Get()
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'List shipping options',
     description:
@@ -60,6 +62,7 @@ export class ShippingOptionsController {
 
   @Get(':id')
   @CatalogRead()
+  @ReadFromReplica()
   @ApiOperation({
     summary: 'Read a shipping option (an inactive one is 404 for users)',
     description: 'With CATALOG_PUBLIC=true, callers without a token may read it as a user would.',
