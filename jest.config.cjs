@@ -27,6 +27,7 @@ const needsRedis = [
   '<rootDir>/test/redis.e2e-spec.ts',
   '<rootDir>/test/jobs-redis-outage.e2e-spec.ts',
   '<rootDir>/test/events-redis-outage.e2e-spec.ts',
+  '<rootDir>/test/session-cache.e2e-spec.ts',
 ];
 const withoutRedis = !process.env.TEST_REDIS_URL;
 // This one runs Prometheus' `promtool` (Debian package `prometheus`), named by TEST_PROMTOOL (.ci/run sets it).

@@ -59,6 +59,8 @@ export interface AppConfig {
   sessions: {
     refreshTtlSeconds: number;
     purgeIntervalSeconds: number;
+    /** How long an instance trusts a session it has checked, revocations aside (0: every request asks). */
+    cacheTtlMs: number;
     loginMaxFailures: number;
     loginFailureWindowSeconds: number;
   };
@@ -368,6 +370,9 @@ export class EnvironmentVariables {
 
   @DurationVariable()
   SESSION_PURGE_INTERVAL = 3600;
+
+  @IntegerVariable(0, 60_000)
+  SESSION_CACHE_TTL_MS = 5_000;
 
   @IntegerVariable(1, 1000)
   LOGIN_MAX_FAILURES = 5;
@@ -813,6 +818,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     sessions: {
       refreshTtlSeconds: variables.REFRESH_TOKEN_TTL,
       purgeIntervalSeconds: variables.SESSION_PURGE_INTERVAL,
+      cacheTtlMs: variables.SESSION_CACHE_TTL_MS,
       loginMaxFailures: variables.LOGIN_MAX_FAILURES,
       loginFailureWindowSeconds: variables.LOGIN_FAILURE_WINDOW,
     },

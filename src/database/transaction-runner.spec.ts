@@ -76,12 +76,16 @@ describe('TransactionRunner on MySQL', () => {
     let attempt = 0;
     const result = await runner.run('x', async (tx) => {
       attempt += 1;
-      afterCommit(tx, () => ran.push(`first of attempt ${attempt}`));
-      afterCommit(tx, () => ran.push(`second of attempt ${attempt}`));
+      afterCommit(tx, () => void ran.push(`first of attempt ${attempt}`));
+      afterCommit(tx, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        ran.push(`second of attempt ${attempt}`);
+      });
       expect(ran).toEqual([]);
       return attempt;
     });
     expect(result).toBe(2);
+    // The second callback's promise was awaited before run resolved.
     expect(ran).toEqual(['first of attempt 2', 'second of attempt 2']);
     expect(() => afterCommit({} as never, () => undefined)).toThrow(
       'needs a transaction of TransactionRunner.run',

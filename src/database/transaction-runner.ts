@@ -28,15 +28,17 @@ type LockRetryListener = (retry: LockRetry) => void;
  * The after-commit callbacks of each open TransactionRunner transaction, keyed by its manager (each attempt of a
  * unit of work has a manager of its own, so an attempt rolled back for a lock conflict takes its callbacks with it).
  */
-const commitCallbacks = new WeakMap<EntityManager, Array<() => void>>();
+type CommitCallback = () => void | Promise<void>;
+
+const commitCallbacks = new WeakMap<EntityManager, CommitCallback[]>();
 
 /**
  * Runs `callback` once the outermost transaction of `tx` has committed, never after a rollback: how a module
  * called inside another's unit of work (a facade method taking `tx`) announces its part of it. Callbacks run in
- * the order they were added, right after the commit; they must not throw. `tx` must be a transaction opened by
- * `TransactionRunner.run`.
+ * the order they were added, right after the commit; they must not throw. A callback's promise is awaited before
+ * the next one runs and before `run` resolves. `tx` must be a transaction opened by `TransactionRunner.run`.
  */
-export function afterCommit(tx: Tx, callback: () => void): void {
+export function afterCommit(tx: Tx, callback: CommitCallback): void {
   const callbacks = commitCallbacks.get(tx);
   if (callbacks === undefined) throw new Error('afterCommit needs a transaction of TransactionRunner.run');
   callbacks.push(callback);
@@ -109,12 +111,12 @@ async function inTransaction<T>(
   dataSource: DataSource,
   work: (manager: EntityManager) => Promise<T>,
 ): Promise<T> {
-  const callbacks: Array<() => void> = [];
+  const callbacks: CommitCallback[] = [];
   const result = await dataSource.transaction((manager) => {
     commitCallbacks.set(manager, callbacks);
     return work(manager);
   });
-  for (const callback of callbacks) callback();
+  for (const callback of callbacks) await callback();
   return result;
 }
 

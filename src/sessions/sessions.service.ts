@@ -8,9 +8,11 @@ import { PageQueryDto, pageWindow } from '../common/pagination.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { sqlDatetime } from '../database/timestamps.js';
-import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
+import { afterCommit, TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { EventBus } from '../events/event-bus.js';
 import { SessionResponseDto, toSessionResponse } from './dto/session.dto.js';
+import { SessionCache } from './session-cache.js';
+import type { SessionsRevokedEvent } from './session-events.js';
 import { Session } from './session.entity.js';
 import { type ClientInfo, type IssuedSession, UserSessions } from './user-sessions.js';
 
@@ -48,6 +50,7 @@ export class SessionsService implements UserSessions {
     @InjectRepository(Session) private readonly sessions: Repository<Session>,
     private readonly transactions: TransactionRunner,
     private readonly events: EventBus,
+    private readonly cache: SessionCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,15 +73,20 @@ export class SessionsService implements UserSessions {
     return { session, user: { ...user, sessionId: session.id }, refreshToken: `${session.id}.${secret}` };
   }
 
-  /** For every authenticated request: the caller, or null when the session or the account is no longer valid. */
-  async findAuthenticated(userId: number, sessionId: string): Promise<AuthUser | null> {
-    const rows: AuthUser[] = await this.sessions.query(AUTHENTICATED_USER_SQL, [
-      sessionId,
-      userId,
-      sqlDatetime(new Date()),
-    ]);
-    if (rows.length === 0) return null;
-    return { id: Number(rows[0].id), username: rows[0].username, role: rows[0].role, sessionId };
+  /**
+   * For every authenticated request: the caller, or null when the session or the account is no longer valid.
+   * Remembered for SESSION_CACHE_TTL_MS; revocations take effect at once all the same (SessionCache).
+   */
+  findAuthenticated(userId: number, sessionId: string): Promise<AuthUser | null> {
+    return this.cache.find(userId, sessionId, async () => {
+      const rows: AuthUser[] = await this.sessions.query(AUTHENTICATED_USER_SQL, [
+        sessionId,
+        userId,
+        sqlDatetime(new Date()),
+      ]);
+      if (rows.length === 0) return null;
+      return { id: Number(rows[0].id), username: rows[0].username, role: rows[0].role, sessionId };
+    });
   }
 
   /**
@@ -195,7 +203,7 @@ export class SessionsService implements UserSessions {
         .andWhere('revoked_at IS NULL AND expires_at > :now', { now: new Date() })
         .execute();
       if (result.affected === 0) return false;
-      await this.events.publish(manager, 'sessions.revoked', { userId, sessionId, exceptSessionId: null });
+      await this.publishRevoked(manager, { userId, sessionId, exceptSessionId: null });
       return true;
     });
   }
@@ -212,10 +220,14 @@ export class SessionsService implements UserSessions {
       .where('user_id = :userId AND revoked_at IS NULL', { userId });
     if (exceptSessionId !== null) update.andWhere('id <> :exceptSessionId', { exceptSessionId });
     const revoked = (await update.execute()).affected ?? 0;
-    if (revoked > 0) {
-      await this.events.publish(tx, 'sessions.revoked', { userId, sessionId: null, exceptSessionId });
-    }
+    if (revoked > 0) await this.publishRevoked(tx, { userId, sessionId: null, exceptSessionId });
     return revoked;
+  }
+
+  /** The event for the WebSocket connections, and the cached sessions forgotten on every instance after commit. */
+  private async publishRevoked(tx: Tx, event: SessionsRevokedEvent): Promise<void> {
+    await this.events.publish(tx, 'sessions.revoked', event);
+    afterCommit(tx, () => this.cache.revoked(event));
   }
 
   /** Revokes every live session of a user (an admin's action; the caller's own current one included). */
