@@ -27,6 +27,7 @@ describe('loadConfig', () => {
     expect(config.sessions).toEqual({
       refreshTtlSeconds: 2592000,
       purgeIntervalSeconds: 3600,
+      cacheTtlMs: 5000,
       loginMaxFailures: 5,
       loginFailureWindowSeconds: 900,
     });
