@@ -15,6 +15,7 @@ import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
 import { LoginFailures } from './login-failures.js';
 import { MeController } from './me.controller.js';
 import { TokenAuthenticator } from './token-authenticator.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 const jwtKeyProvider = {
   provide: JWT_KEY,
@@ -45,6 +46,7 @@ const jwtKeyProvider = {
     AccountTokensService,
     { provide: AccountTokens, useExisting: AccountTokensService },
     JwtStrategy,
+    VerifiedTokens,
     LoginFailures,
     jwtKeyProvider,
   ],

@@ -12,6 +12,7 @@ import type { LoginDto, LoginResponseDto, TokensDto } from './dto/login.dto.js';
 import type { RegisterDto } from './dto/register.dto.js';
 import { LoginFailures } from './login-failures.js';
 import { PasswordHasher } from './password-hasher.js';
+import { VerifiedTokens } from './verified-tokens.js';
 import {
   type Authenticated,
   bearerToken,
@@ -35,6 +36,7 @@ export class AuthService implements TokenAuthenticator {
     private readonly sessions: UserSessions,
     private readonly hasher: PasswordHasher,
     private readonly jwt: JwtService,
+    private readonly tokens: VerifiedTokens,
     private readonly failures: LoginFailures,
     private readonly transactions: TransactionRunner,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -99,7 +101,7 @@ export class AuthService implements TokenAuthenticator {
   async authenticate(token: string): Promise<Authenticated> {
     let claims: TokenClaims;
     try {
-      claims = await this.jwt.verifyAsync<TokenClaims>(token);
+      claims = this.tokens.verify(token);
     } catch {
       throw new UnauthorizedException('Invalid or expired token');
     }
@@ -112,7 +114,7 @@ export class AuthService implements TokenAuthenticator {
     if (token === null) return null;
     let claims: TokenClaims;
     try {
-      claims = this.jwt.verify<TokenClaims>(token);
+      claims = this.tokens.verify(token);
     } catch {
       return null;
     }
