@@ -90,7 +90,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   app.set('etag', false);
   Object.defineProperty(app.getHttpAdapter().getInstance().request, 'fresh', { get: () => false });
   installHttpMetrics(app, config.metricsPort);
-  app.use(requestIdMiddleware);
+  app.use(requestIdMiddleware(enabledLevels(config.logLevel).includes('log')));
   // The docs UI is served over plain HTTP in development: no upgrade of its assets to HTTPS.
   app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
   if (config.corsOrigins !== null) {
