@@ -56,6 +56,10 @@ export class AppModule {
         JobsModule,
         RateLimitModule,
         HealthModule,
+        // Express tries the routes in the order they were registered, module by module: the hottest first.
+        ProductsModule,
+        CartsModule,
+        OrdersModule,
         AuthModule,
         RegionsModule,
         TaxesModule,
@@ -68,13 +72,10 @@ export class AppModule {
         UploadModule,
         UsersModule,
         CategoriesModule,
-        ProductsModule,
-        OrdersModule,
         PaymentsModule,
         FulfilmentsModule,
         ReturnsModule,
         OrderTimelineModule,
-        CartsModule,
         RealtimeModule,
         MailModule,
         WebhooksModule,
@@ -89,8 +90,11 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_GUARD, useClass: BodylessRouteGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
-        // Inside the envelope: runs @ReadFromReplica() handlers on a read replica, tracks who wrote.
-        { provide: APP_INTERCEPTOR, useClass: ReplicaRoutingInterceptor },
+        // Inside the envelope: runs @ReadFromReplica() handlers on a read replica, tracks who wrote. Without
+        // replicas it would pass every request through unchanged, so it is left out.
+        ...(config.databaseReplicas.urls.length > 0
+          ? [{ provide: APP_INTERCEPTOR, useClass: ReplicaRoutingInterceptor }]
+          : []),
         { provide: APP_FILTER, useClass: AllExceptionsFilter },
         { provide: APP_PIPE, useValue: new RequestValidationPipe(config.pageSizeMax) },
       ],

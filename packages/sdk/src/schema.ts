@@ -58,6 +58,506 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List products
+         * @description Users see active products only; admins see all and may filter by `is_active`. `search` matches words: every word must match a word of the name, description or variants, the last word as a prefix; then the default order is relevance (ties by id; when every word is common and, of several, one very common, the rarest word's pre-ranked order), otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a batch of products in the order asked, on one page, unknown or invisible ids left out.
+         */
+        get: operations["ProductsController_list"];
+        put?: never;
+        /**
+         * Create a product (admin)
+         * @description The slug, when not given, comes from the name (lowercase ASCII, hyphens, `-2`, `-3`… on a collision). `images` are files uploaded through /upload; `image` is the first one's url.
+         */
+        post: operations["ProductsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a product by id or slug (an inactive one is 404 for users)
+         * @description The path segment is the id, or the slug (ignoring case) when it has a letter. With its `options` and `variants` (users see the active variants only). With CATALOG_PUBLIC=true, callers without a token may read it as a user would.
+         */
+        get: operations["ProductsController_get"];
+        /**
+         * Update a product (admin)
+         * @description Partial: only the fields sent change; may also set category_id, image, images, slug, is_active and options. `images` replaces the list and `image` becomes its first url; `image` alone replaces the first image ("" removes it). Renaming keeps the slug. With active variants, `price` and `stock` are theirs: sending either is 400 (rule `derivedFromVariants`).
+         */
+        put: operations["ProductsController_update"];
+        post?: never;
+        /** Delete a product (admin; soft delete, order history keeps it) */
+        delete: operations["ProductsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{id}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a variant to a product (admin)
+         * @description `options` gives one value for every option of the product; no two live variants of a product have the same values; SKUs are unique ignoring case among live variants. `title` defaults to the values joined by " / ". At most 100 live variants per product. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
+         */
+        post: operations["ProductVariantsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{id}/variants/{variantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a variant (admin)
+         * @description Partial: only the fields sent change. New option values without a `title` give the default title again. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
+         */
+        put: operations["ProductVariantsController_update"];
+        post?: never;
+        /**
+         * Delete a variant (admin; soft delete, order history keeps its SKU and title)
+         * @description Its SKU and option values become free for another variant. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
+         */
+        delete: operations["ProductVariantsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a cart (anonymous without a bearer token, else the customer’s)
+         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). The body is optional: `{region_id}` prices the cart in that region (default: the default region); any other field is 400 rule `whitelistValidation` and no cart is started.
+         */
+        post: operations["CartsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/cart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The customer's open cart (the most recently changed) */
+        get: operations["CartsController_myCart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a cart: lines with live prices, stock and problems, totals */
+        get: operations["CartsController_get"];
+        /**
+         * Set the e-mail, the shipping address and the shipping option
+         * @description `shipping_address` (an object validated like an address book entry) or `shipping_address_id` (from the customer's address book); `shipping_option_id` must ship to the address's country. A new address the chosen option does not ship to drops the option.
+         */
+        put: operations["CartsController_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/shipping-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The active shipping options that ship to the cart's address */
+        get: operations["CartsController_shippingOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a product (to its line when it is in the cart already)
+         * @description The line may hold at most the stock there is now and 1000 units; nothing is reserved.
+         */
+        post: operations["CartsController_addItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/items/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a line's quantity */
+        put: operations["CartsController_updateItem"];
+        post?: never;
+        /** Remove a line */
+        delete: operations["CartsController_removeItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/discount-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a discount code on the cart (any case)
+         * @description Answers the cart priced with it. A code that cannot apply now is a 400 on `code` naming the rule: unknown, inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer, notCombinable. A code already held is answered as it is. Stacking rules: docs/api.md#promotions.
+         */
+        post: operations["CartsController_addDiscountCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/discount-codes/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a discount code off the cart (any case) */
+        delete: operations["CartsController_removeDiscountCode"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/gift-cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply a gift card by its code
+         * @description The cart then shows it in `gift_cards`, what the cards pay as `gift_card_total`, and `amount_due`, what the payment asks for. A code that cannot pay this cart is 400 on `code` naming the rule: `unknown`, `inactive`, `expired`, `currency` (another currency than the cart’s), `noBalance`. Guessing is limited like login (THROTTLE_AUTH_LIMIT per address, 429 with Retry-After).
+         */
+        post: operations["CartsController_applyGiftCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/gift-cards/{giftCardId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Take a gift card off the cart */
+        delete: operations["CartsController_removeGiftCard"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make an anonymous cart the customer’s (merged into their open cart when they have one)
+         * @description Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product (at most 1000 a line), moves its gift cards and deletes the anonymous cart; the answer is the cart the lines are in.
+         */
+        post: operations["CartsController_claim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/carts/{id}/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place the order of the cart
+         * @description Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart becomes completed in the same transaction. A repeated checkout answers the same order with `Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`). The gift cards applied pay `gift_card_total` (taken in this transaction); a card that can no longer pay is 400 on `gift_cards` (`inactive`, `expired`, `currency`, `noBalance`, `insufficientBalance`) and nothing is placed. An order with nothing left to pay is `paid` at once.
+         */
+        post: operations["CartsController_checkout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the open draft orders, most recently changed first (admin) */
+        get: operations["AdminCartsController_list"];
+        put?: never;
+        /**
+         * Start a draft order for a customer (admin)
+         * @description Exactly one of `user_id` (a registered, active customer) and `email` (a guest order); `region_id` as for POST /carts. Lines, address, shipping option, discount codes and gift cards are then set with the cart routes (an admin may act on any draft; the customer cannot see or change it).
+         */
+        post: operations["AdminCartsController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a draft order: the cart with its customer (admin) */
+        get: operations["AdminCartsController_get"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an open draft order with its lines, codes and gift cards (admin)
+         * @description A draft already placed is refused (400 `id`/`open`): its order stays.
+         */
+        delete: operations["AdminCartsController_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/carts/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place the draft’s order for its customer and send it for payment (admin)
+         * @description Through the checkout’s placing (stock, prices, promotion usage and gift cards as POST /carts/{id}/checkout; the same 400s). The order is pending, `placed_by` the caller, and the customer is e-mailed a payment link (MAIL_LINK_BASE_URL + `/orders/{id}?token=…`, the order token, which is only in the e-mail). With `mark_paid: true` no link is sent: the order is marked paid by hand in the same transaction, as PATCH /orders/{id}/status does. A completed draft answers its order again (`Idempotent-Replayed: true`) and sends nothing.
+         */
+        post: operations["AdminCartsController_complete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's orders, newest first */
+        get: operations["OrdersController_list"];
+        put?: never;
+        /**
+         * Place an order
+         * @description All or nothing: every product must exist, be active and have the stock. Stock is taken atomically; the total is the exact sum of price x quantity. With `Idempotency-Key`, a repeat of the same request returns the first order (header `Idempotent-Replayed: true`).
+         */
+        post: operations["OrdersController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read an order with its items (own orders; admins any; a guest's order with its X-Order-Token)
+         * @description With `X-Order-Token` (the `order_token` of a guest checkout) no bearer token is needed; a wrong token is 404. Without it, the bearer token is required.
+         */
+        get: operations["OrdersController_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel an own pending order; its stock is restored */
+        post: operations["OrdersController_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{id}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Move status and/or payment_status along the allowed transitions (admin)
+         * @description status: pending -> paid | cancelled; paid -> shipped | cancelled; shipped -> completed. payment_status: pending -> paid | failed; failed -> paid; paid -> refunded. paid/shipped/completed need payment paid; refunded needs status cancelled or completed; a cancelled order takes no payment (payment_status only becomes refunded). Cancelling restores stock. A refused move is 400 naming the field and the rule.
+         */
+        patch: operations["OrdersController_updateStatus"];
+        trace?: never;
+    };
+    "/admin/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List every user's orders with their owner (admin)
+         * @description Filters combine with AND. `created_from` is inclusive, `created_to` exclusive. `search` matches the order number, the owner's username or email. Default order: newest first (ties by id).
+         */
+        get: operations["AdminOrdersController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accepted payment_method values for new orders, and the default region's currency
+         * @description Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.
+         */
+        get: operations["PaymentMethodsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/register": {
         parameters: {
             query?: never;
@@ -806,217 +1306,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/products": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List products
-         * @description Users see active products only; admins see all and may filter by `is_active`. `search` matches words: every word must match a word of the name, description or variants, the last word as a prefix; then the default order is relevance (ties by id; when every word is common and, of several, one very common, the rarest word's pre-ranked order), otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a batch of products in the order asked, on one page, unknown or invisible ids left out.
-         */
-        get: operations["ProductsController_list"];
-        put?: never;
-        /**
-         * Create a product (admin)
-         * @description The slug, when not given, comes from the name (lowercase ASCII, hyphens, `-2`, `-3`… on a collision). `images` are files uploaded through /upload; `image` is the first one's url.
-         */
-        post: operations["ProductsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/products/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a product by id or slug (an inactive one is 404 for users)
-         * @description The path segment is the id, or the slug (ignoring case) when it has a letter. With its `options` and `variants` (users see the active variants only). With CATALOG_PUBLIC=true, callers without a token may read it as a user would.
-         */
-        get: operations["ProductsController_get"];
-        /**
-         * Update a product (admin)
-         * @description Partial: only the fields sent change; may also set category_id, image, images, slug, is_active and options. `images` replaces the list and `image` becomes its first url; `image` alone replaces the first image ("" removes it). Renaming keeps the slug. With active variants, `price` and `stock` are theirs: sending either is 400 (rule `derivedFromVariants`).
-         */
-        put: operations["ProductsController_update"];
-        post?: never;
-        /** Delete a product (admin; soft delete, order history keeps it) */
-        delete: operations["ProductsController_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/products/{id}/variants": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a variant to a product (admin)
-         * @description `options` gives one value for every option of the product; no two live variants of a product have the same values; SKUs are unique ignoring case among live variants. `title` defaults to the values joined by " / ". At most 100 live variants per product. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
-         */
-        post: operations["ProductVariantsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/products/{id}/variants/{variantId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Update a variant (admin)
-         * @description Partial: only the fields sent change. New option values without a `title` give the default title again. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
-         */
-        put: operations["ProductVariantsController_update"];
-        post?: never;
-        /**
-         * Delete a variant (admin; soft delete, order history keeps its SKU and title)
-         * @description Its SKU and option values become free for another variant. The product's price becomes the lowest of its active variants' and its stock their sum, in the same transaction.
-         */
-        delete: operations["ProductVariantsController_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the caller's orders, newest first */
-        get: operations["OrdersController_list"];
-        put?: never;
-        /**
-         * Place an order
-         * @description All or nothing: every product must exist, be active and have the stock. Stock is taken atomically; the total is the exact sum of price x quantity. With `Idempotency-Key`, a repeat of the same request returns the first order (header `Idempotent-Replayed: true`).
-         */
-        post: operations["OrdersController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read an order with its items (own orders; admins any; a guest's order with its X-Order-Token)
-         * @description With `X-Order-Token` (the `order_token` of a guest checkout) no bearer token is needed; a wrong token is 404. Without it, the bearer token is required.
-         */
-        get: operations["OrdersController_get"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders/{id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Cancel an own pending order; its stock is restored */
-        post: operations["OrdersController_cancel"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders/{id}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Move status and/or payment_status along the allowed transitions (admin)
-         * @description status: pending -> paid | cancelled; paid -> shipped | cancelled; shipped -> completed. payment_status: pending -> paid | failed; failed -> paid; paid -> refunded. paid/shipped/completed need payment paid; refunded needs status cancelled or completed; a cancelled order takes no payment (payment_status only becomes refunded). Cancelling restores stock. A refused move is 400 naming the field and the rule.
-         */
-        patch: operations["OrdersController_updateStatus"];
-        trace?: never;
-    };
-    "/admin/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List every user's orders with their owner (admin)
-         * @description Filters combine with AND. `created_from` is inclusive, `created_to` exclusive. `search` matches the order number, the owner's username or email. Default order: newest first (ties by id).
-         */
-        get: operations["AdminOrdersController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/payment-methods": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The accepted payment_method values for new orders, and the default region's currency
-         * @description Any authenticated caller; also callers without a token when CATALOG_PUBLIC=true.
-         */
-        get: operations["PaymentMethodsController_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/orders/{id}/payments": {
         parameters: {
             query?: never;
@@ -1286,295 +1575,6 @@ export interface paths {
         get: operations["OrderTimelineController_timelineOf"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a cart (anonymous without a bearer token, else the customer’s)
-         * @description An anonymous cart answers its `cart_token` once: every later call on the cart sends it as `X-Cart-Token`. Anonymous creation also counts in its own per-address bucket (THROTTLE_CART_LIMIT). The body is optional: `{region_id}` prices the cart in that region (default: the default region); any other field is 400 rule `whitelistValidation` and no cart is started.
-         */
-        post: operations["CartsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/me/cart": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The customer's open cart (the most recently changed) */
-        get: operations["CartsController_myCart"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a cart: lines with live prices, stock and problems, totals */
-        get: operations["CartsController_get"];
-        /**
-         * Set the e-mail, the shipping address and the shipping option
-         * @description `shipping_address` (an object validated like an address book entry) or `shipping_address_id` (from the customer's address book); `shipping_option_id` must ship to the address's country. A new address the chosen option does not ship to drops the option.
-         */
-        put: operations["CartsController_update"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/shipping-options": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The active shipping options that ship to the cart's address */
-        get: operations["CartsController_shippingOptions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/items": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a product (to its line when it is in the cart already)
-         * @description The line may hold at most the stock there is now and 1000 units; nothing is reserved.
-         */
-        post: operations["CartsController_addItem"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/items/{itemId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** Set a line's quantity */
-        put: operations["CartsController_updateItem"];
-        post?: never;
-        /** Remove a line */
-        delete: operations["CartsController_removeItem"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/discount-codes": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Put a discount code on the cart (any case)
-         * @description Answers the cart priced with it. A code that cannot apply now is a 400 on `code` naming the rule: unknown, inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer, notCombinable. A code already held is answered as it is. Stacking rules: docs/api.md#promotions.
-         */
-        post: operations["CartsController_addDiscountCode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/discount-codes/{code}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Take a discount code off the cart (any case) */
-        delete: operations["CartsController_removeDiscountCode"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/gift-cards": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Apply a gift card by its code
-         * @description The cart then shows it in `gift_cards`, what the cards pay as `gift_card_total`, and `amount_due`, what the payment asks for. A code that cannot pay this cart is 400 on `code` naming the rule: `unknown`, `inactive`, `expired`, `currency` (another currency than the cart’s), `noBalance`. Guessing is limited like login (THROTTLE_AUTH_LIMIT per address, 429 with Retry-After).
-         */
-        post: operations["CartsController_applyGiftCard"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/gift-cards/{giftCardId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Take a gift card off the cart */
-        delete: operations["CartsController_removeGiftCard"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/claim": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Make an anonymous cart the customer’s (merged into their open cart when they have one)
-         * @description Needs the bearer token and the cart’s X-Cart-Token. Merging adds the quantities of the same product (at most 1000 a line), moves its gift cards and deletes the anonymous cart; the answer is the cart the lines are in.
-         */
-        post: operations["CartsController_claim"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/carts/{id}/checkout": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Place the order of the cart
-         * @description Through the no-oversell order placing: 201 with the order (a guest also gets `order_token`); the cart becomes completed in the same transaction. A repeated checkout answers the same order with `Idempotent-Replayed: true`. Lines not for sale or short of stock: 400 naming each (`items.<itemId>`). The gift cards applied pay `gift_card_total` (taken in this transaction); a card that can no longer pay is 400 on `gift_cards` (`inactive`, `expired`, `currency`, `noBalance`, `insufficientBalance`) and nothing is placed. An order with nothing left to pay is `paid` at once.
-         */
-        post: operations["CartsController_checkout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/carts": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** List the open draft orders, most recently changed first (admin) */
-        get: operations["AdminCartsController_list"];
-        put?: never;
-        /**
-         * Start a draft order for a customer (admin)
-         * @description Exactly one of `user_id` (a registered, active customer) and `email` (a guest order); `region_id` as for POST /carts. Lines, address, shipping option, discount codes and gift cards are then set with the cart routes (an admin may act on any draft; the customer cannot see or change it).
-         */
-        post: operations["AdminCartsController_create"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/carts/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Read a draft order: the cart with its customer (admin) */
-        get: operations["AdminCartsController_get"];
-        put?: never;
-        post?: never;
-        /**
-         * Delete an open draft order with its lines, codes and gift cards (admin)
-         * @description A draft already placed is refused (400 `id`/`open`): its order stays.
-         */
-        delete: operations["AdminCartsController_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/carts/{id}/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Place the draft’s order for its customer and send it for payment (admin)
-         * @description Through the checkout’s placing (stock, prices, promotion usage and gift cards as POST /carts/{id}/checkout; the same 400s). The order is pending, `placed_by` the caller, and the customer is e-mailed a payment link (MAIL_LINK_BASE_URL + `/orders/{id}?token=…`, the order token, which is only in the e-mail). With `mark_paid: true` no link is sent: the order is marked paid by hand in the same transaction, as PATCH /orders/{id}/status does. A completed draft answers its order again (`Idempotent-Replayed: true`) and sends nothing.
-         */
-        post: operations["AdminCartsController_complete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1879,6 +1879,1671 @@ export interface components {
              * @enum {string}
              */
             redis: "up" | "disabled";
+        };
+        ProductImageResponseDto: {
+            /**
+             * @description Path returned by /upload
+             * @example 2026/11/9f86d081884c7d65.png
+             */
+            url: string;
+            /** @example The cup from the side */
+            alt: string;
+            /**
+             * @description 0 for the first image
+             * @example 0
+             */
+            position: number;
+        };
+        CurrencyPriceDto: {
+            /**
+             * @description Lower-case ISO 4217 code
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description In the currency's major units, with no more decimals than it has (`jpy` whole, `eur` 2)
+             * @example 19.99
+             */
+            amount: number;
+        };
+        CalculatedPriceDto: {
+            /**
+             * @description What the caller pays for one unit, in the region's currency
+             * @example 19.99
+             */
+            amount: number;
+            /**
+             * @description The product's (or variant's) own price in the region's currency, before any price list
+             * @example 24.99
+             */
+            original_amount: number;
+            /**
+             * @description The region's currency (lower-case ISO 4217)
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description The price list that gave `amount` (sale: the lowest price; override: it replaces the own price, the lowest override when several apply); null: the product’s own price
+             * @example null
+             */
+            price_list_id: number | null;
+            /**
+             * @description Whether the amount includes tax (the region's prices_include_tax)
+             * @example false
+             */
+            includes_tax: boolean;
+        };
+        ProductResponseDto: {
+            /** @example 12 */
+            id: number;
+            /** @example Espresso cup */
+            name: string;
+            /** @example Porcelain, 90 ml */
+            description: string;
+            /** @example 19.99 */
+            price: number;
+            /** @example 25 */
+            stock: number;
+            /** @example 3 */
+            category_id: number;
+            /**
+             * @description Path returned by /upload, "" when none: the first image's url
+             * @example
+             */
+            image: string;
+            /**
+             * @description Unique among live products
+             * @example espresso-cup
+             */
+            slug: string;
+            /** @description In position order */
+            images: components["schemas"]["ProductImageResponseDto"][];
+            /** @example true */
+            is_active: boolean;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to it
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ProductOptionDto: {
+            /** @example Size */
+            name: string;
+            /**
+             * @description Each 1 to 50 characters
+             * @example [
+             *       "S",
+             *       "M",
+             *       "L"
+             *     ]
+             */
+            values: string[];
+        };
+        VariantResponseDto: {
+            /** @example 31 */
+            id: number;
+            /** @example TEE-RED-M */
+            sku: string;
+            /** @example Red / M */
+            title: string;
+            /**
+             * @example {
+             *       "Colour": "Red",
+             *       "Size": "M"
+             *     }
+             */
+            options: {
+                [key: string]: string;
+            };
+            /** @example 19.99 */
+            price: number;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. Its own
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description Its product's (read-only here)
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only on a product read with `region_id`: as the product's, for this variant */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
+            /** @example 10 */
+            stock: number;
+            /** @example true */
+            is_active: boolean;
+            /**
+             * @description Path returned by /upload, "" when none
+             * @example
+             */
+            image: string;
+            /** @example 0 */
+            position: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ProductDetailResponseDto: {
+            /** @example 12 */
+            id: number;
+            /** @example Espresso cup */
+            name: string;
+            /** @example Porcelain, 90 ml */
+            description: string;
+            /** @example 19.99 */
+            price: number;
+            /** @example 25 */
+            stock: number;
+            /** @example 3 */
+            category_id: number;
+            /**
+             * @description Path returned by /upload, "" when none: the first image's url
+             * @example
+             */
+            image: string;
+            /**
+             * @description Unique among live products
+             * @example espresso-cup
+             */
+            slug: string;
+            /** @description In position order */
+            images: components["schemas"]["ProductImageResponseDto"][];
+            /** @example true */
+            is_active: boolean;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply to it
+             * @example standard
+             */
+            tax_class: string;
+            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
+            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            /** @description [] for a product without options */
+            options: components["schemas"]["ProductOptionDto"][];
+            /** @description Live variants by position then id; the active ones only for non-admins */
+            variants: components["schemas"]["VariantResponseDto"][];
+        };
+        ProductImageInputDto: {
+            /**
+             * @description A path returned by POST /upload
+             * @example 2026/11/9f86d081884c7d65.png
+             */
+            url: string;
+            /**
+             * @description Default ""
+             * @example The cup from the side
+             */
+            alt?: string;
+        };
+        CreateProductDto: {
+            /** @example Espresso cup */
+            name: string;
+            /**
+             * @description Default "" on create
+             * @example Porcelain, 90 ml
+             */
+            description?: string;
+            /**
+             * @description At most 2 decimal places
+             * @example 19.99
+             */
+            price: number;
+            /**
+             * @description Default 0 on create
+             * @example 25
+             */
+            stock?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
+            /**
+             * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
+             * @example 3
+             */
+            category_id: number;
+            /**
+             * @description Lowercase ASCII letters and digits joined by single hyphens, with at least one letter (upper case is lowered); unique among live products. Generated from the name when not given (a numeric suffix on a collision).
+             * @example espresso-cup
+             */
+            slug?: string;
+            /** @description The images in order (position 0 first), each a file uploaded through /upload, no file twice; replaces all of them. `image` becomes the first one's url ("" for none). */
+            images?: components["schemas"]["ProductImageInputDto"][];
+            /** @description Options its variants choose from. Names unique ignoring case; values unique ignoring case within an option. With live variants, every one of them must still match (values may be added or reordered). */
+            options?: components["schemas"]["ProductOptionDto"][];
+        };
+        UpdateProductDto: {
+            /** @example Espresso cup */
+            name?: string;
+            /**
+             * @description Default "" on create
+             * @example Porcelain, 90 ml
+             */
+            description?: string;
+            /**
+             * @description At most 2 decimal places
+             * @example 19.99
+             */
+            price?: number;
+            /**
+             * @description Default 0 on create
+             * @example 25
+             */
+            stock?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 18.5
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
+             * @example standard
+             */
+            tax_class?: string;
+            /**
+             * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
+             * @example 3
+             */
+            category_id?: number;
+            /**
+             * @description Lowercase ASCII letters and digits joined by single hyphens, with at least one letter (upper case is lowered); unique among live products. Generated from the name when not given (a numeric suffix on a collision).
+             * @example espresso-cup
+             */
+            slug?: string;
+            /** @description The images in order (position 0 first), each a file uploaded through /upload, no file twice; replaces all of them. `image` becomes the first one's url ("" for none). */
+            images?: components["schemas"]["ProductImageInputDto"][];
+            /** @description Options its variants choose from. Names unique ignoring case; values unique ignoring case within an option. With live variants, every one of them must still match (values may be added or reordered). */
+            options?: components["schemas"]["ProductOptionDto"][];
+            /**
+             * @description A path returned by POST /upload, or "". Without `images` it replaces the first image (its alt becomes ""; the others stay), and "" removes the first image; with `images` it must equal their first url.
+             * @example 2026/11/9f86d081884c7d65.png
+             */
+            image?: string;
+            /** @example true */
+            is_active?: boolean;
+        };
+        CreateVariantDto: {
+            /**
+             * @description Letters, digits, `.`, `_`, `-`; unique ignoring case among live variants of all products
+             * @example TEE-RED-M
+             */
+            sku: string;
+            /**
+             * @description Default: the option values in the product's option order, joined by " / " (or the SKU)
+             * @example Red / M
+             */
+            title?: string;
+            /**
+             * @description One value for every option of the product, each one of that option's values
+             * @example {
+             *       "Colour": "Red",
+             *       "Size": "M"
+             *     }
+             */
+            options: {
+                [key: string]: string;
+            };
+            /**
+             * @description At most 2 decimal places
+             * @example 19.99
+             */
+            price: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description Default 0
+             * @example 10
+             */
+            stock?: number;
+            /** @description Default true */
+            is_active?: boolean;
+            /** @description Display order, default 0 */
+            position?: number;
+            /**
+             * @description A path returned by POST /upload (a stored file, as for the product's images), or "" for none; default ""
+             * @example 2026/11/9f86d081884c7d65.png
+             */
+            image?: string;
+        };
+        UpdateVariantDto: {
+            /**
+             * @description Letters, digits, `.`, `_`, `-`; unique ignoring case among live variants of all products
+             * @example TEE-RED-M
+             */
+            sku?: string;
+            /**
+             * @description Default: the option values in the product's option order, joined by " / " (or the SKU)
+             * @example Red / M
+             */
+            title?: string;
+            /**
+             * @description One value for every option of the product, each one of that option's values
+             * @example {
+             *       "Colour": "Red",
+             *       "Size": "M"
+             *     }
+             */
+            options?: {
+                [key: string]: string;
+            };
+            /**
+             * @description At most 2 decimal places
+             * @example 19.99
+             */
+            price?: number;
+            /**
+             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 19.99
+             *       },
+             *       {
+             *         "currency_code": "jpy",
+             *         "amount": 2900
+             *       }
+             *     ]
+             */
+            prices?: components["schemas"]["CurrencyPriceDto"][];
+            /**
+             * @description Default 0
+             * @example 10
+             */
+            stock?: number;
+            /** @description Default true */
+            is_active?: boolean;
+            /** @description Display order, default 0 */
+            position?: number;
+            /**
+             * @description A path returned by POST /upload (a stored file, as for the product's images), or "" for none; default ""
+             * @example 2026/11/9f86d081884c7d65.png
+             */
+            image?: string;
+        };
+        TaxLineDto: {
+            /** @example DE-VAT */
+            code: string;
+            /** @example MwSt. 19 % */
+            name: string;
+            /**
+             * @description Percent
+             * @example 19
+             */
+            rate: number;
+            /**
+             * @description The tax on the line after its discounts, rounded half to even
+             * @example 3.19
+             */
+            amount: number;
+        };
+        AdjustmentDto: {
+            /**
+             * @description What gave the discount (a promotion's code; '' for an automatic promotion)
+             * @example SUMMER10
+             */
+            code: string;
+            /** @example 2 */
+            amount: number;
+            /**
+             * @description The promotion that gave it
+             * @example 5
+             */
+            promotion_id: number | null;
+            /** @example 10 % off everything */
+            description: string | null;
+        };
+        CartProblemDto: {
+            /**
+             * @example insufficient_stock
+             * @enum {string}
+             */
+            code: "price_changed" | "insufficient_stock" | "unavailable" | "no_price";
+            /** @example Only 2 left; the line asks for 3 */
+            message: string;
+        };
+        CartItemResponseDto: {
+            /**
+             * @description The line's discounts
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The line's taxes (in its price when the region's prices include tax)
+             * @example 3.19
+             */
+            tax_total: number;
+            /**
+             * @description line_total - discount_total, + tax_total where prices exclude tax
+             * @example 19.99
+             */
+            total: number;
+            tax_lines: components["schemas"]["TaxLineDto"][];
+            adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @example 90 */
+            id: number;
+            /** @example 12 */
+            product_id: number;
+            /**
+             * @description null: product gone
+             * @example Espresso cup
+             */
+            product_name: string | null;
+            /**
+             * @description null: a product without variants
+             * @example 31
+             */
+            variant_id: number | null;
+            /** @example TEE-RED-M */
+            sku: string | null;
+            /** @example Red / M */
+            variant_title: string | null;
+            /** @example 3 */
+            quantity: number;
+            /**
+             * @description The live unit price in the cart's currency, the applicable price lists' when one gives it (null: not for sale, or no price in that currency)
+             * @example 19.99
+             */
+            price: number | null;
+            /**
+             * @description The product's (or variant's) own unit price in the cart's currency, before any price list: `price` when no list applies (null with `price`)
+             * @example 24.99
+             */
+            original_price: number | null;
+            /**
+             * @description The unit price (`price`) when the line was added (or the cart moved region)
+             * @example 18.5
+             */
+            added_price: number;
+            /**
+             * @description price x quantity (0 when the product is gone or unpriced)
+             * @example 59.97
+             */
+            line_total: number;
+            /**
+             * @description Stock now (0 when not for sale); not held
+             * @example 14
+             */
+            available: number;
+            problems: components["schemas"]["CartProblemDto"][];
+        };
+        CartGiftCardDto: {
+            /** @example 4 */
+            id: number;
+            /** @example Q7KM */
+            code_last4: string;
+            /**
+             * @description The card's balance now
+             * @example 35.5
+             */
+            balance: number;
+            /**
+             * @description What it pays of this cart (cards pay in the order applied; 0 when it cannot pay now)
+             * @example 35.5
+             */
+            amount: number;
+        };
+        CartShippingOptionDto: {
+            /** @example 3 */
+            id: number;
+            /** @example Standard (3–5 days) */
+            name: string;
+            /**
+             * @description In the cart's currency
+             * @example 4.95
+             */
+            price: number;
+        };
+        CartDiscountDto: {
+            /** @example 5 */
+            promotion_id: number;
+            /**
+             * @description null: automatic
+             * @example SUMMER10
+             */
+            code: string | null;
+            /** @example 10 % off everything */
+            description: string;
+            /**
+             * @description Σ its adjustments (0 when it does not apply)
+             * @example 5.99
+             */
+            amount: number;
+            /** @example true */
+            applies: boolean;
+            /**
+             * @description Why it does not apply: inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer or notCombinable (checkout is refused with it until the code is removed)
+             * @example null
+             */
+            refusal: string | null;
+        };
+        AddressFieldsDto: {
+            /**
+             * @description The recipient
+             * @example Ada Lovelace
+             */
+            name: string;
+            /** @example 12 Analytical Row */
+            line1: string;
+            /**
+             * @description Default on create: "" (empty)
+             * @example Flat 3
+             */
+            line2?: string;
+            /** @example London */
+            city: string;
+            /**
+             * @description State, province or county. Default on create: "" (empty)
+             * @example Greater London
+             */
+            region?: string;
+            /**
+             * @description Default on create: "" (empty)
+             * @example N1 9GU
+             */
+            postal_code?: string;
+            /**
+             * @description ISO 3166-1 alpha-2 code, upper case, officially assigned
+             * @example GB
+             */
+            country: string;
+            /**
+             * @description Digits, spaces and `+ ( ) . / -`. Default on create: "" (empty)
+             * @example +44 20 7946 0018
+             */
+            phone?: string;
+        };
+        CreatedCartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /**
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "completed";
+            items: components["schemas"]["CartItemResponseDto"][];
+            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
+            gift_cards: components["schemas"]["CartGiftCardDto"][];
+            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
+            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description Anonymous carts only: the secret every later call sends as X-Cart-Token (shown once)
+             * @example k3Jt0bZ8Qm2vXn5Lr7Yc1Wd4Hf6Gs9Pa0Ue3Ti8Oq5E
+             */
+            cart_token?: string;
+        };
+        CreateCartDto: {
+            /**
+             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
+             * @example 2
+             */
+            region_id?: number;
+        };
+        CartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /**
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "completed";
+            items: components["schemas"]["CartItemResponseDto"][];
+            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
+            gift_cards: components["schemas"]["CartGiftCardDto"][];
+            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
+            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        UpdateCartDto: {
+            /**
+             * @description Moves the cart to another region and prices it there
+             * @example 2
+             */
+            region_id?: number;
+            /** @example guest@example.com */
+            email?: string;
+            /** @description The address the order ships to (or shipping_address_id, not both) */
+            shipping_address?: components["schemas"]["AddressFieldsDto"];
+            /**
+             * @description An address of the customer's address book (GET /me/addresses), copied onto the cart
+             * @example 7
+             */
+            shipping_address_id?: number;
+            /**
+             * @description One of GET /carts/{id}/shipping-options (it must ship to the address's country); null: none
+             * @example 3
+             */
+            shipping_option_id?: number | null;
+        };
+        ShippingOptionResponseDto: {
+            /** @example 3 */
+            id: number;
+            /** @example Standard (3–5 days) */
+            name: string;
+            /** @example 4.95 */
+            price: number;
+            /**
+             * @description The default currency's first (the same amount as `price`), then the others by code
+             * @example [
+             *       {
+             *         "currency_code": "usd",
+             *         "amount": 4.95
+             *       },
+             *       {
+             *         "currency_code": "eur",
+             *         "amount": 4.5
+             *       }
+             *     ]
+             */
+            prices: components["schemas"]["CurrencyPriceDto"][];
+            /** @example standard */
+            tax_class: string;
+            /**
+             * @description Empty: everywhere
+             * @example [
+             *       "DE",
+             *       "AT"
+             *     ]
+             */
+            countries: string[];
+            /** @example true */
+            is_active: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        AddCartItemDto: {
+            /**
+             * @description An id from GET /products, of a product without active variants; with `variant_id`, optional and then the variant's product
+             * @example 1
+             */
+            product_id?: number;
+            /**
+             * @description A variant from the product's `variants`: required for a product with active variants
+             * @example 31
+             */
+            variant_id?: number;
+            /** @example 2 */
+            quantity: number;
+        };
+        UpdateCartItemDto: {
+            /** @example 3 */
+            quantity: number;
+        };
+        DiscountCodeDto: {
+            /**
+             * @description A promotion code, in any case
+             * @example summer10
+             */
+            code: string;
+        };
+        ApplyGiftCardDto: {
+            /**
+             * @description Any case; spaces and dashes are ignored
+             * @example H4PX-9TZK-2MWD-Q7KM
+             */
+            code: string;
+        };
+        OrderGiftCardDto: {
+            /** @example 4 */
+            id: number;
+            /** @example Q7KM */
+            code_last4: string;
+            /**
+             * @description What the order took from the card at checkout
+             * @example 35.5
+             */
+            amount: number;
+        };
+        OrderItemResponseDto: {
+            /**
+             * @description The line's discounts
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The line's taxes (in its price when the region's prices include tax)
+             * @example 3.19
+             */
+            tax_total: number;
+            /**
+             * @description line_total - discount_total, + tax_total where prices exclude tax
+             * @example 19.99
+             */
+            total: number;
+            tax_lines: components["schemas"]["TaxLineDto"][];
+            adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @example 90 */
+            id: number;
+            /** @example 12 */
+            product_id: number;
+            /**
+             * @description Name when ordered
+             * @example Espresso cup
+             */
+            product_name: string;
+            /**
+             * @description null for a product without variants
+             * @example 31
+             */
+            variant_id: number | null;
+            /**
+             * @description SKU when ordered
+             * @example TEE-RED-M
+             */
+            sku: string | null;
+            /**
+             * @description Variant title when ordered
+             * @example Red / M
+             */
+            variant_title: string | null;
+            /** @example 3 */
+            quantity: number;
+            /**
+             * @description Unit price when ordered (a price list's when one applied)
+             * @example 19.99
+             */
+            price: number;
+            /**
+             * @description The product's (or variant's) own unit price when ordered, before any price list
+             * @example 24.99
+             */
+            original_price: number;
+            /**
+             * @description price x quantity
+             * @example 59.97
+             */
+            line_total: number;
+        };
+        FulfilmentItemDto: {
+            /**
+             * @description An id of the order's `items`
+             * @example 90
+             */
+            order_item_id: number;
+            /** @example 2 */
+            quantity: number;
+        };
+        OrderFulfilmentDto: {
+            /** @example 5 */
+            id: number;
+            /** @example 41 */
+            order_id: number;
+            items: components["schemas"]["FulfilmentItemDto"][];
+            /** @example DHL */
+            carrier: string | null;
+            /** @example 00340434161094042557 */
+            tracking_number: string | null;
+            /** @example https://www.dhl.com/track?id=00340434161094042557 */
+            tracking_url: string | null;
+            /**
+             * @description Whether the customer was sent the shipment e-mail
+             * @example true
+             */
+            notify_customer: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-23T08:00:00.000Z
+             */
+            shipped_at: string;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description Set when staff cancelled it before delivery: its units count as unfulfilled again
+             * @example null
+             */
+            cancelled_at: string | null;
+        };
+        DiscountDto: {
+            /** @example 5 */
+            promotion_id: number;
+            /**
+             * @description null: automatic
+             * @example SUMMER10
+             */
+            code: string | null;
+            /** @example 10 % off everything */
+            description: string;
+            /**
+             * @description Σ its adjustments (0 when it does not apply)
+             * @example 5.99
+             */
+            amount: number;
+        };
+        OrderOwnerDto: {
+            /** @example 7 */
+            id: number;
+            /** @example jane */
+            username: string;
+            /** @example jane@example.com */
+            email: string;
+        };
+        OrderDetailResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /** @example 41 */
+            id: number;
+            /** @example ORD-20261122-7KQ2M9XD */
+            order_number: string;
+            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
+            gift_cards: components["schemas"]["OrderGiftCardDto"][];
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
+            total_amount: number;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+            /** @example 1 Main St, Springfield */
+            shipping_address: string;
+            /** @example credit_card */
+            payment_method: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+            /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
+            /**
+             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
+             * @example guest@example.com
+             */
+            email: string | null;
+            /** @description The structured address of an order placed from a cart; null for POST /orders */
+            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            items: components["schemas"]["OrderItemResponseDto"][];
+            /** @description The order's fulfilments, oldest first (cancelled ones included, with cancelled_at) */
+            fulfilments: components["schemas"]["OrderFulfilmentDto"][];
+            /** @description The order's promotions, each with what it took (the lines' adjustments tell each line's share) */
+            discounts: components["schemas"]["DiscountDto"][];
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description Present when an admin reads the order; null for a guest's order */
+            user?: components["schemas"]["OrderOwnerDto"] | null;
+            /** @description Present when an admin reads the order: the staff member who placed it for the customer (a draft order); null when the customer placed it */
+            placed_by?: components["schemas"]["OrderOwnerDto"] | null;
+            /**
+             * @description Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)
+             * @example rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I
+             */
+            order_token?: string;
+        };
+        CheckoutDto: {
+            /**
+             * @description One of PAYMENT_METHODS (GET /payment-methods)
+             * @example credit_card
+             */
+            payment_method: string;
+            /**
+             * @description The confirmation's address, when the cart has none yet (a guest must have one)
+             * @example guest@example.com
+             */
+            email?: string;
+        };
+        DraftCartResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /**
+             * @example open
+             * @enum {string}
+             */
+            status: "open" | "completed";
+            items: components["schemas"]["CartItemResponseDto"][];
+            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
+            gift_cards: components["schemas"]["CartGiftCardDto"][];
+            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
+            /** @description The shipping's taxes */
+            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
+            /** @description The shipping's discounts */
+            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
+            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
+            discounts: components["schemas"]["CartDiscountDto"][];
+            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The registered customer; null: a guest order for `email`
+             * @example 7
+             */
+            user_id: number | null;
+            /**
+             * @description The staff member who started the draft
+             * @example 1
+             */
+            draft_by_user_id: number;
+        };
+        CreateDraftCartDto: {
+            /**
+             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
+             * @example 2
+             */
+            region_id?: number;
+            /**
+             * @description The registered customer the order is for (or email, not both)
+             * @example 7
+             */
+            user_id?: number;
+            /**
+             * @description A guest customer’s address: the order is a guest order (or user_id, not both)
+             * @example guest@example.com
+             */
+            email?: string;
+        };
+        DraftCartSummaryDto: {
+            /**
+             * Format: uuid
+             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
+             */
+            id: string;
+            /** @example 7 */
+            user_id: number | null;
+            /** @example guest@example.com */
+            email: string | null;
+            /**
+             * @description null: the default region
+             * @example 2
+             */
+            region_id: number | null;
+            /** @example 1 */
+            draft_by_user_id: number;
+            /** @example 3 */
+            line_count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        CompleteDraftDto: {
+            /**
+             * @description true: the order is marked paid by hand (as PATCH /orders/{id}/status) and no payment link is sent
+             * @example false
+             */
+            mark_paid?: boolean;
+            /**
+             * @description One of PAYMENT_METHODS (default: the first of them)
+             * @example credit_card
+             */
+            payment_method?: string;
+        };
+        OrderResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /** @example 41 */
+            id: number;
+            /** @example ORD-20261122-7KQ2M9XD */
+            order_number: string;
+            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
+            gift_cards: components["schemas"]["OrderGiftCardDto"][];
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
+            total_amount: number;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+            /** @example 1 Main St, Springfield */
+            shipping_address: string;
+            /** @example credit_card */
+            payment_method: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+            /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
+            /**
+             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
+             * @example guest@example.com
+             */
+            email: string | null;
+            /** @description The structured address of an order placed from a cart; null for POST /orders */
+            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+        };
+        OrderItemInputDto: {
+            /**
+             * @description An id from GET /products, of a product without active variants; with `variant_id`, optional and then the variant's product
+             * @example 1
+             */
+            product_id?: number;
+            /**
+             * @description A variant from the product's `variants`: required for a product with active variants
+             * @example 31
+             */
+            variant_id?: number;
+            /** @example 2 */
+            quantity: number;
+        };
+        CreateOrderDto: {
+            /** @description Each item names `product_id` or `variant_id`; the same product (or variant) twice is merged */
+            items: components["schemas"]["OrderItemInputDto"][];
+            /** @example 1 Main St, Springfield */
+            shipping_address: string;
+            /**
+             * @description One of PAYMENT_METHODS (listed by GET /payment-methods; the enum is filled in from the setting)
+             * @example credit_card
+             * @enum {string}
+             */
+            payment_method: "credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery";
+        };
+        UpdateOrderStatusDto: {
+            /**
+             * @example paid
+             * @enum {string}
+             */
+            status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+            /**
+             * @example paid
+             * @enum {string}
+             */
+            payment_status?: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+        };
+        AdminOrderResponseDto: {
+            /**
+             * @description Lower-case ISO 4217: every amount is in this currency
+             * @example eur
+             */
+            currency_code: string;
+            /**
+             * @description null: an order placed before regions
+             * @example 1
+             */
+            region_id: number | null;
+            /**
+             * @description Whether prices (and so subtotal and shipping_total) include tax
+             * @example false
+             */
+            prices_include_tax: boolean;
+            /**
+             * @description Σ line_total
+             * @example 59.97
+             */
+            subtotal: number;
+            /**
+             * @description Σ discounts of the lines and the shipping
+             * @example 0
+             */
+            discount_total: number;
+            /**
+             * @description The shipping option's price, before its discount
+             * @example 4.95
+             */
+            shipping_total: number;
+            /**
+             * @description The shipping's tax, part of tax_total
+             * @example 0.79
+             */
+            shipping_tax_total: number;
+            /**
+             * @description Σ taxes of the lines and the shipping
+             * @example 10.36
+             */
+            tax_total: number;
+            /**
+             * @description What gift cards pay
+             * @example 0
+             */
+            gift_card_total: number;
+            /**
+             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
+             * @example 64.92
+             */
+            total: number;
+            /**
+             * @description total - gift_card_total: what the payment takes
+             * @example 64.92
+             */
+            amount_due: number;
+            /** @example 41 */
+            id: number;
+            /** @example ORD-20261122-7KQ2M9XD */
+            order_number: string;
+            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
+            gift_cards: components["schemas"]["OrderGiftCardDto"][];
+            /**
+             * @description The same as total
+             * @example 60.17
+             */
+            total_amount: number;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+            /** @example 1 Main St, Springfield */
+            shipping_address: string;
+            /** @example credit_card */
+            payment_method: string;
+            /**
+             * @example pending
+             * @enum {string}
+             */
+            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+            /**
+             * @description How many of its units live fulfilments carry: none, some or all
+             * @example not_fulfilled
+             * @enum {string}
+             */
+            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
+            /**
+             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
+             * @example guest@example.com
+             */
+            email: string | null;
+            /** @description The structured address of an order placed from a cart; null for POST /orders */
+            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T08:00:00.000Z
+             */
+            updated_at: string;
+            /** @description null for a guest's order (see email) */
+            user: components["schemas"]["OrderOwnerDto"] | null;
+            /** @description The order's promotions, each with what it took */
+            discounts: components["schemas"]["DiscountDto"][];
+        };
+        PaymentMethodsResponseDto: {
+            payment_methods: ("credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery")[];
+            /**
+             * @description The payment provider of each method (PAYMENT_PROVIDERS; a method not named there is manual)
+             * @example {
+             *       "credit_card": "stripe",
+             *       "bank_transfer": "manual"
+             *     }
+             */
+            providers: {
+                [key: string]: "manual" | "stripe";
+            };
+            /**
+             * @description CURRENCY: the default region's currency (lower-case ISO 4217), that of the seed `price` fields; carts, orders and payments carry their own currency_code
+             * @example usd
+             */
+            currency: string;
         };
         UserResponseDto: {
             /** @example 7 */
@@ -2970,1087 +4635,6 @@ export interface components {
              */
             is_active?: boolean;
         };
-        ProductImageResponseDto: {
-            /**
-             * @description Path returned by /upload
-             * @example 2026/11/9f86d081884c7d65.png
-             */
-            url: string;
-            /** @example The cup from the side */
-            alt: string;
-            /**
-             * @description 0 for the first image
-             * @example 0
-             */
-            position: number;
-        };
-        CurrencyPriceDto: {
-            /**
-             * @description Lower-case ISO 4217 code
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description In the currency's major units, with no more decimals than it has (`jpy` whole, `eur` 2)
-             * @example 19.99
-             */
-            amount: number;
-        };
-        CalculatedPriceDto: {
-            /**
-             * @description What the caller pays for one unit, in the region's currency
-             * @example 19.99
-             */
-            amount: number;
-            /**
-             * @description The product's (or variant's) own price in the region's currency, before any price list
-             * @example 24.99
-             */
-            original_amount: number;
-            /**
-             * @description The region's currency (lower-case ISO 4217)
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description The price list that gave `amount` (sale: the lowest price; override: it replaces the own price, the lowest override when several apply); null: the product’s own price
-             * @example null
-             */
-            price_list_id: number | null;
-            /**
-             * @description Whether the amount includes tax (the region's prices_include_tax)
-             * @example false
-             */
-            includes_tax: boolean;
-        };
-        ProductResponseDto: {
-            /** @example 12 */
-            id: number;
-            /** @example Espresso cup */
-            name: string;
-            /** @example Porcelain, 90 ml */
-            description: string;
-            /** @example 19.99 */
-            price: number;
-            /** @example 25 */
-            stock: number;
-            /** @example 3 */
-            category_id: number;
-            /**
-             * @description Path returned by /upload, "" when none: the first image's url
-             * @example
-             */
-            image: string;
-            /**
-             * @description Unique among live products
-             * @example espresso-cup
-             */
-            slug: string;
-            /** @description In position order */
-            images: components["schemas"]["ProductImageResponseDto"][];
-            /** @example true */
-            is_active: boolean;
-            /**
-             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "eur",
-             *         "amount": 18.5
-             *       }
-             *     ]
-             */
-            prices: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description The tax rates that apply to it
-             * @example standard
-             */
-            tax_class: string;
-            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
-            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        ProductOptionDto: {
-            /** @example Size */
-            name: string;
-            /**
-             * @description Each 1 to 50 characters
-             * @example [
-             *       "S",
-             *       "M",
-             *       "L"
-             *     ]
-             */
-            values: string[];
-        };
-        VariantResponseDto: {
-            /** @example 31 */
-            id: number;
-            /** @example TEE-RED-M */
-            sku: string;
-            /** @example Red / M */
-            title: string;
-            /**
-             * @example {
-             *       "Colour": "Red",
-             *       "Size": "M"
-             *     }
-             */
-            options: {
-                [key: string]: string;
-            };
-            /** @example 19.99 */
-            price: number;
-            /**
-             * @description The default currency's first (the same amount as `price`), then the others by code. Its own
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "jpy",
-             *         "amount": 2900
-             *       }
-             *     ]
-             */
-            prices: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description Its product's (read-only here)
-             * @example standard
-             */
-            tax_class: string;
-            /** @description Only on a product read with `region_id`: as the product's, for this variant */
-            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
-            /** @example 10 */
-            stock: number;
-            /** @example true */
-            is_active: boolean;
-            /**
-             * @description Path returned by /upload, "" when none
-             * @example
-             */
-            image: string;
-            /** @example 0 */
-            position: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        ProductDetailResponseDto: {
-            /** @example 12 */
-            id: number;
-            /** @example Espresso cup */
-            name: string;
-            /** @example Porcelain, 90 ml */
-            description: string;
-            /** @example 19.99 */
-            price: number;
-            /** @example 25 */
-            stock: number;
-            /** @example 3 */
-            category_id: number;
-            /**
-             * @description Path returned by /upload, "" when none: the first image's url
-             * @example
-             */
-            image: string;
-            /**
-             * @description Unique among live products
-             * @example espresso-cup
-             */
-            slug: string;
-            /** @description In position order */
-            images: components["schemas"]["ProductImageResponseDto"][];
-            /** @example true */
-            is_active: boolean;
-            /**
-             * @description The default currency's first (the same amount as `price`), then the others by code. With active variants, each currency's lowest price among them (as `price`)
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "eur",
-             *         "amount": 18.5
-             *       }
-             *     ]
-             */
-            prices: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description The tax rates that apply to it
-             * @example standard
-             */
-            tax_class: string;
-            /** @description Only with `region_id`: the caller's price in the region's currency; null when the product has no price in that currency */
-            calculated_price?: components["schemas"]["CalculatedPriceDto"] | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-            /** @description [] for a product without options */
-            options: components["schemas"]["ProductOptionDto"][];
-            /** @description Live variants by position then id; the active ones only for non-admins */
-            variants: components["schemas"]["VariantResponseDto"][];
-        };
-        ProductImageInputDto: {
-            /**
-             * @description A path returned by POST /upload
-             * @example 2026/11/9f86d081884c7d65.png
-             */
-            url: string;
-            /**
-             * @description Default ""
-             * @example The cup from the side
-             */
-            alt?: string;
-        };
-        CreateProductDto: {
-            /** @example Espresso cup */
-            name: string;
-            /**
-             * @description Default "" on create
-             * @example Porcelain, 90 ml
-             */
-            description?: string;
-            /**
-             * @description At most 2 decimal places
-             * @example 19.99
-             */
-            price: number;
-            /**
-             * @description Default 0 on create
-             * @example 25
-             */
-            stock?: number;
-            /**
-             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "eur",
-             *         "amount": 18.5
-             *       }
-             *     ]
-             */
-            prices?: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
-             * @example standard
-             */
-            tax_class?: string;
-            /**
-             * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
-             * @example 3
-             */
-            category_id: number;
-            /**
-             * @description Lowercase ASCII letters and digits joined by single hyphens, with at least one letter (upper case is lowered); unique among live products. Generated from the name when not given (a numeric suffix on a collision).
-             * @example espresso-cup
-             */
-            slug?: string;
-            /** @description The images in order (position 0 first), each a file uploaded through /upload, no file twice; replaces all of them. `image` becomes the first one's url ("" for none). */
-            images?: components["schemas"]["ProductImageInputDto"][];
-            /** @description Options its variants choose from. Names unique ignoring case; values unique ignoring case within an option. With live variants, every one of them must still match (values may be added or reordered). */
-            options?: components["schemas"]["ProductOptionDto"][];
-        };
-        UpdateProductDto: {
-            /** @example Espresso cup */
-            name?: string;
-            /**
-             * @description Default "" on create
-             * @example Porcelain, 90 ml
-             */
-            description?: string;
-            /**
-             * @description At most 2 decimal places
-             * @example 19.99
-             */
-            price?: number;
-            /**
-             * @description Default 0 on create
-             * @example 25
-             */
-            stock?: number;
-            /**
-             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "eur",
-             *         "amount": 18.5
-             *       }
-             *     ]
-             */
-            prices?: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description The tax rates that apply (`tax_rates.tax_class`); default "standard" on create
-             * @example standard
-             */
-            tax_class?: string;
-            /**
-             * @description An unknown id creates a placeholder category (`Category N`, slug `category-N`); with CATEGORIES_STRICT=true it is a 400 instead
-             * @example 3
-             */
-            category_id?: number;
-            /**
-             * @description Lowercase ASCII letters and digits joined by single hyphens, with at least one letter (upper case is lowered); unique among live products. Generated from the name when not given (a numeric suffix on a collision).
-             * @example espresso-cup
-             */
-            slug?: string;
-            /** @description The images in order (position 0 first), each a file uploaded through /upload, no file twice; replaces all of them. `image` becomes the first one's url ("" for none). */
-            images?: components["schemas"]["ProductImageInputDto"][];
-            /** @description Options its variants choose from. Names unique ignoring case; values unique ignoring case within an option. With live variants, every one of them must still match (values may be added or reordered). */
-            options?: components["schemas"]["ProductOptionDto"][];
-            /**
-             * @description A path returned by POST /upload, or "". Without `images` it replaces the first image (its alt becomes ""; the others stay), and "" removes the first image; with `images` it must equal their first url.
-             * @example 2026/11/9f86d081884c7d65.png
-             */
-            image?: string;
-            /** @example true */
-            is_active?: boolean;
-        };
-        CreateVariantDto: {
-            /**
-             * @description Letters, digits, `.`, `_`, `-`; unique ignoring case among live variants of all products
-             * @example TEE-RED-M
-             */
-            sku: string;
-            /**
-             * @description Default: the option values in the product's option order, joined by " / " (or the SKU)
-             * @example Red / M
-             */
-            title?: string;
-            /**
-             * @description One value for every option of the product, each one of that option's values
-             * @example {
-             *       "Colour": "Red",
-             *       "Size": "M"
-             *     }
-             */
-            options: {
-                [key: string]: string;
-            };
-            /**
-             * @description At most 2 decimal places
-             * @example 19.99
-             */
-            price: number;
-            /**
-             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "jpy",
-             *         "amount": 2900
-             *       }
-             *     ]
-             */
-            prices?: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description Default 0
-             * @example 10
-             */
-            stock?: number;
-            /** @description Default true */
-            is_active?: boolean;
-            /** @description Display order, default 0 */
-            position?: number;
-            /**
-             * @description A path returned by POST /upload (a stored file, as for the product's images), or "" for none; default ""
-             * @example 2026/11/9f86d081884c7d65.png
-             */
-            image?: string;
-        };
-        UpdateVariantDto: {
-            /**
-             * @description Letters, digits, `.`, `_`, `-`; unique ignoring case among live variants of all products
-             * @example TEE-RED-M
-             */
-            sku?: string;
-            /**
-             * @description Default: the option values in the product's option order, joined by " / " (or the SKU)
-             * @example Red / M
-             */
-            title?: string;
-            /**
-             * @description One value for every option of the product, each one of that option's values
-             * @example {
-             *       "Colour": "Red",
-             *       "Size": "M"
-             *     }
-             */
-            options?: {
-                [key: string]: string;
-            };
-            /**
-             * @description At most 2 decimal places
-             * @example 19.99
-             */
-            price?: number;
-            /**
-             * @description Prices per currency; replaces the whole list. An entry for the default currency (CURRENCY) sets `price` (400 `prices` rule `matchesPrice` when `price` is sent too and differs); each other currency keeps its amount in minor units. Amounts have no more decimals than the currency (400 `prices.N.amount` rule `isAmountIn`); codes are lower-case ISO 4217 (rule `isCurrencyCode`), each at most once (rule `unique`).
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 19.99
-             *       },
-             *       {
-             *         "currency_code": "jpy",
-             *         "amount": 2900
-             *       }
-             *     ]
-             */
-            prices?: components["schemas"]["CurrencyPriceDto"][];
-            /**
-             * @description Default 0
-             * @example 10
-             */
-            stock?: number;
-            /** @description Default true */
-            is_active?: boolean;
-            /** @description Display order, default 0 */
-            position?: number;
-            /**
-             * @description A path returned by POST /upload (a stored file, as for the product's images), or "" for none; default ""
-             * @example 2026/11/9f86d081884c7d65.png
-             */
-            image?: string;
-        };
-        OrderGiftCardDto: {
-            /** @example 4 */
-            id: number;
-            /** @example Q7KM */
-            code_last4: string;
-            /**
-             * @description What the order took from the card at checkout
-             * @example 35.5
-             */
-            amount: number;
-        };
-        AddressFieldsDto: {
-            /**
-             * @description The recipient
-             * @example Ada Lovelace
-             */
-            name: string;
-            /** @example 12 Analytical Row */
-            line1: string;
-            /**
-             * @description Default on create: "" (empty)
-             * @example Flat 3
-             */
-            line2?: string;
-            /** @example London */
-            city: string;
-            /**
-             * @description State, province or county. Default on create: "" (empty)
-             * @example Greater London
-             */
-            region?: string;
-            /**
-             * @description Default on create: "" (empty)
-             * @example N1 9GU
-             */
-            postal_code?: string;
-            /**
-             * @description ISO 3166-1 alpha-2 code, upper case, officially assigned
-             * @example GB
-             */
-            country: string;
-            /**
-             * @description Digits, spaces and `+ ( ) . / -`. Default on create: "" (empty)
-             * @example +44 20 7946 0018
-             */
-            phone?: string;
-        };
-        OrderResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /** @example 41 */
-            id: number;
-            /** @example ORD-20261122-7KQ2M9XD */
-            order_number: string;
-            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
-            gift_cards: components["schemas"]["OrderGiftCardDto"][];
-            /**
-             * @description The same as total
-             * @example 60.17
-             */
-            total_amount: number;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-            /** @example 1 Main St, Springfield */
-            shipping_address: string;
-            /** @example credit_card */
-            payment_method: string;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description How many of its units live fulfilments carry: none, some or all
-             * @example not_fulfilled
-             * @enum {string}
-             */
-            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
-            /**
-             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
-             * @example guest@example.com
-             */
-            email: string | null;
-            /** @description The structured address of an order placed from a cart; null for POST /orders */
-            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        OrderItemInputDto: {
-            /**
-             * @description An id from GET /products, of a product without active variants; with `variant_id`, optional and then the variant's product
-             * @example 1
-             */
-            product_id?: number;
-            /**
-             * @description A variant from the product's `variants`: required for a product with active variants
-             * @example 31
-             */
-            variant_id?: number;
-            /** @example 2 */
-            quantity: number;
-        };
-        CreateOrderDto: {
-            /** @description Each item names `product_id` or `variant_id`; the same product (or variant) twice is merged */
-            items: components["schemas"]["OrderItemInputDto"][];
-            /** @example 1 Main St, Springfield */
-            shipping_address: string;
-            /**
-             * @description One of PAYMENT_METHODS (listed by GET /payment-methods; the enum is filled in from the setting)
-             * @example credit_card
-             * @enum {string}
-             */
-            payment_method: "credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery";
-        };
-        TaxLineDto: {
-            /** @example DE-VAT */
-            code: string;
-            /** @example MwSt. 19 % */
-            name: string;
-            /**
-             * @description Percent
-             * @example 19
-             */
-            rate: number;
-            /**
-             * @description The tax on the line after its discounts, rounded half to even
-             * @example 3.19
-             */
-            amount: number;
-        };
-        AdjustmentDto: {
-            /**
-             * @description What gave the discount (a promotion's code; '' for an automatic promotion)
-             * @example SUMMER10
-             */
-            code: string;
-            /** @example 2 */
-            amount: number;
-            /**
-             * @description The promotion that gave it
-             * @example 5
-             */
-            promotion_id: number | null;
-            /** @example 10 % off everything */
-            description: string | null;
-        };
-        OrderItemResponseDto: {
-            /**
-             * @description The line's discounts
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The line's taxes (in its price when the region's prices include tax)
-             * @example 3.19
-             */
-            tax_total: number;
-            /**
-             * @description line_total - discount_total, + tax_total where prices exclude tax
-             * @example 19.99
-             */
-            total: number;
-            tax_lines: components["schemas"]["TaxLineDto"][];
-            adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @example 90 */
-            id: number;
-            /** @example 12 */
-            product_id: number;
-            /**
-             * @description Name when ordered
-             * @example Espresso cup
-             */
-            product_name: string;
-            /**
-             * @description null for a product without variants
-             * @example 31
-             */
-            variant_id: number | null;
-            /**
-             * @description SKU when ordered
-             * @example TEE-RED-M
-             */
-            sku: string | null;
-            /**
-             * @description Variant title when ordered
-             * @example Red / M
-             */
-            variant_title: string | null;
-            /** @example 3 */
-            quantity: number;
-            /**
-             * @description Unit price when ordered (a price list's when one applied)
-             * @example 19.99
-             */
-            price: number;
-            /**
-             * @description The product's (or variant's) own unit price when ordered, before any price list
-             * @example 24.99
-             */
-            original_price: number;
-            /**
-             * @description price x quantity
-             * @example 59.97
-             */
-            line_total: number;
-        };
-        FulfilmentItemDto: {
-            /**
-             * @description An id of the order's `items`
-             * @example 90
-             */
-            order_item_id: number;
-            /** @example 2 */
-            quantity: number;
-        };
-        OrderFulfilmentDto: {
-            /** @example 5 */
-            id: number;
-            /** @example 41 */
-            order_id: number;
-            items: components["schemas"]["FulfilmentItemDto"][];
-            /** @example DHL */
-            carrier: string | null;
-            /** @example 00340434161094042557 */
-            tracking_number: string | null;
-            /** @example https://www.dhl.com/track?id=00340434161094042557 */
-            tracking_url: string | null;
-            /**
-             * @description Whether the customer was sent the shipment e-mail
-             * @example true
-             */
-            notify_customer: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-23T08:00:00.000Z
-             */
-            shipped_at: string;
-            /**
-             * Format: date-time
-             * @example null
-             */
-            delivered_at: string | null;
-            /**
-             * Format: date-time
-             * @description Set when staff cancelled it before delivery: its units count as unfulfilled again
-             * @example null
-             */
-            cancelled_at: string | null;
-        };
-        DiscountDto: {
-            /** @example 5 */
-            promotion_id: number;
-            /**
-             * @description null: automatic
-             * @example SUMMER10
-             */
-            code: string | null;
-            /** @example 10 % off everything */
-            description: string;
-            /**
-             * @description Σ its adjustments (0 when it does not apply)
-             * @example 5.99
-             */
-            amount: number;
-        };
-        OrderOwnerDto: {
-            /** @example 7 */
-            id: number;
-            /** @example jane */
-            username: string;
-            /** @example jane@example.com */
-            email: string;
-        };
-        OrderDetailResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /** @example 41 */
-            id: number;
-            /** @example ORD-20261122-7KQ2M9XD */
-            order_number: string;
-            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
-            gift_cards: components["schemas"]["OrderGiftCardDto"][];
-            /**
-             * @description The same as total
-             * @example 60.17
-             */
-            total_amount: number;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-            /** @example 1 Main St, Springfield */
-            shipping_address: string;
-            /** @example credit_card */
-            payment_method: string;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description How many of its units live fulfilments carry: none, some or all
-             * @example not_fulfilled
-             * @enum {string}
-             */
-            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
-            /**
-             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
-             * @example guest@example.com
-             */
-            email: string | null;
-            /** @description The structured address of an order placed from a cart; null for POST /orders */
-            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-            items: components["schemas"]["OrderItemResponseDto"][];
-            /** @description The order's fulfilments, oldest first (cancelled ones included, with cancelled_at) */
-            fulfilments: components["schemas"]["OrderFulfilmentDto"][];
-            /** @description The order's promotions, each with what it took (the lines' adjustments tell each line's share) */
-            discounts: components["schemas"]["DiscountDto"][];
-            /** @description The shipping's taxes */
-            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
-            /** @description The shipping's discounts */
-            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @description Present when an admin reads the order; null for a guest's order */
-            user?: components["schemas"]["OrderOwnerDto"] | null;
-            /** @description Present when an admin reads the order: the staff member who placed it for the customer (a draft order); null when the customer placed it */
-            placed_by?: components["schemas"]["OrderOwnerDto"] | null;
-            /**
-             * @description Only in a guest's checkout response: the secret that reads the order (GET /orders/{id} with X-Order-Token)
-             * @example rV3c1n0Jm0f7xq2QyYwW8s9dKp4tLhZbE5uA6gNfC1I
-             */
-            order_token?: string;
-        };
-        UpdateOrderStatusDto: {
-            /**
-             * @example paid
-             * @enum {string}
-             */
-            status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-            /**
-             * @example paid
-             * @enum {string}
-             */
-            payment_status?: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-        };
-        AdminOrderResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /** @example 41 */
-            id: number;
-            /** @example ORD-20261122-7KQ2M9XD */
-            order_number: string;
-            /** @description The gift cards that paid gift_card_total, with what each took at checkout */
-            gift_cards: components["schemas"]["OrderGiftCardDto"][];
-            /**
-             * @description The same as total
-             * @example 60.17
-             */
-            total_amount: number;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            status: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-            /** @example 1 Main St, Springfield */
-            shipping_address: string;
-            /** @example credit_card */
-            payment_method: string;
-            /**
-             * @example pending
-             * @enum {string}
-             */
-            payment_status: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-            /**
-             * @description How many of its units live fulfilments carry: none, some or all
-             * @example not_fulfilled
-             * @enum {string}
-             */
-            fulfillment_status: "not_fulfilled" | "partially_fulfilled" | "fulfilled";
-            /**
-             * @description Where the confirmation goes: a guest's address, or the customer's for an order from a cart
-             * @example guest@example.com
-             */
-            email: string | null;
-            /** @description The structured address of an order placed from a cart; null for POST /orders */
-            shipping_address_details: components["schemas"]["AddressFieldsDto"] | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-            /** @description null for a guest's order (see email) */
-            user: components["schemas"]["OrderOwnerDto"] | null;
-            /** @description The order's promotions, each with what it took */
-            discounts: components["schemas"]["DiscountDto"][];
-        };
-        PaymentMethodsResponseDto: {
-            payment_methods: ("credit_card" | "debit_card" | "paypal" | "bank_transfer" | "cash_on_delivery")[];
-            /**
-             * @description The payment provider of each method (PAYMENT_PROVIDERS; a method not named there is manual)
-             * @example {
-             *       "credit_card": "stripe",
-             *       "bank_transfer": "manual"
-             *     }
-             */
-            providers: {
-                [key: string]: "manual" | "stripe";
-            };
-            /**
-             * @description CURRENCY: the default region's currency (lower-case ISO 4217), that of the seed `price` fields; carts, orders and payments carry their own currency_code
-             * @example usd
-             */
-            currency: string;
-        };
         PaymentResponseDto: {
             /** @example 5 */
             id: number;
@@ -4329,590 +4913,6 @@ export interface components {
             data: {
                 [key: string]: unknown;
             };
-        };
-        CartProblemDto: {
-            /**
-             * @example insufficient_stock
-             * @enum {string}
-             */
-            code: "price_changed" | "insufficient_stock" | "unavailable" | "no_price";
-            /** @example Only 2 left; the line asks for 3 */
-            message: string;
-        };
-        CartItemResponseDto: {
-            /**
-             * @description The line's discounts
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The line's taxes (in its price when the region's prices include tax)
-             * @example 3.19
-             */
-            tax_total: number;
-            /**
-             * @description line_total - discount_total, + tax_total where prices exclude tax
-             * @example 19.99
-             */
-            total: number;
-            tax_lines: components["schemas"]["TaxLineDto"][];
-            adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @example 90 */
-            id: number;
-            /** @example 12 */
-            product_id: number;
-            /**
-             * @description null: product gone
-             * @example Espresso cup
-             */
-            product_name: string | null;
-            /**
-             * @description null: a product without variants
-             * @example 31
-             */
-            variant_id: number | null;
-            /** @example TEE-RED-M */
-            sku: string | null;
-            /** @example Red / M */
-            variant_title: string | null;
-            /** @example 3 */
-            quantity: number;
-            /**
-             * @description The live unit price in the cart's currency, the applicable price lists' when one gives it (null: not for sale, or no price in that currency)
-             * @example 19.99
-             */
-            price: number | null;
-            /**
-             * @description The product's (or variant's) own unit price in the cart's currency, before any price list: `price` when no list applies (null with `price`)
-             * @example 24.99
-             */
-            original_price: number | null;
-            /**
-             * @description The unit price (`price`) when the line was added (or the cart moved region)
-             * @example 18.5
-             */
-            added_price: number;
-            /**
-             * @description price x quantity (0 when the product is gone or unpriced)
-             * @example 59.97
-             */
-            line_total: number;
-            /**
-             * @description Stock now (0 when not for sale); not held
-             * @example 14
-             */
-            available: number;
-            problems: components["schemas"]["CartProblemDto"][];
-        };
-        CartGiftCardDto: {
-            /** @example 4 */
-            id: number;
-            /** @example Q7KM */
-            code_last4: string;
-            /**
-             * @description The card's balance now
-             * @example 35.5
-             */
-            balance: number;
-            /**
-             * @description What it pays of this cart (cards pay in the order applied; 0 when it cannot pay now)
-             * @example 35.5
-             */
-            amount: number;
-        };
-        CartShippingOptionDto: {
-            /** @example 3 */
-            id: number;
-            /** @example Standard (3–5 days) */
-            name: string;
-            /**
-             * @description In the cart's currency
-             * @example 4.95
-             */
-            price: number;
-        };
-        CartDiscountDto: {
-            /** @example 5 */
-            promotion_id: number;
-            /**
-             * @description null: automatic
-             * @example SUMMER10
-             */
-            code: string | null;
-            /** @example 10 % off everything */
-            description: string;
-            /**
-             * @description Σ its adjustments (0 when it does not apply)
-             * @example 5.99
-             */
-            amount: number;
-            /** @example true */
-            applies: boolean;
-            /**
-             * @description Why it does not apply: inactive, notStarted, expired, minSubtotal, notApplicable, usageLimit, usageLimitPerCustomer or notCombinable (checkout is refused with it until the code is removed)
-             * @example null
-             */
-            refusal: string | null;
-        };
-        CreatedCartResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /**
-             * Format: uuid
-             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
-             */
-            id: string;
-            /**
-             * @example open
-             * @enum {string}
-             */
-            status: "open" | "completed";
-            items: components["schemas"]["CartItemResponseDto"][];
-            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
-            gift_cards: components["schemas"]["CartGiftCardDto"][];
-            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
-            /** @description The shipping's taxes */
-            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
-            /** @description The shipping's discounts */
-            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
-            discounts: components["schemas"]["CartDiscountDto"][];
-            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
-            /** @example guest@example.com */
-            email: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-            /**
-             * @description Anonymous carts only: the secret every later call sends as X-Cart-Token (shown once)
-             * @example k3Jt0bZ8Qm2vXn5Lr7Yc1Wd4Hf6Gs9Pa0Ue3Ti8Oq5E
-             */
-            cart_token?: string;
-        };
-        CreateCartDto: {
-            /**
-             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
-             * @example 2
-             */
-            region_id?: number;
-        };
-        CartResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /**
-             * Format: uuid
-             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
-             */
-            id: string;
-            /**
-             * @example open
-             * @enum {string}
-             */
-            status: "open" | "completed";
-            items: components["schemas"]["CartItemResponseDto"][];
-            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
-            gift_cards: components["schemas"]["CartGiftCardDto"][];
-            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
-            /** @description The shipping's taxes */
-            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
-            /** @description The shipping's discounts */
-            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
-            discounts: components["schemas"]["CartDiscountDto"][];
-            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
-            /** @example guest@example.com */
-            email: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        UpdateCartDto: {
-            /**
-             * @description Moves the cart to another region and prices it there
-             * @example 2
-             */
-            region_id?: number;
-            /** @example guest@example.com */
-            email?: string;
-            /** @description The address the order ships to (or shipping_address_id, not both) */
-            shipping_address?: components["schemas"]["AddressFieldsDto"];
-            /**
-             * @description An address of the customer's address book (GET /me/addresses), copied onto the cart
-             * @example 7
-             */
-            shipping_address_id?: number;
-            /**
-             * @description One of GET /carts/{id}/shipping-options (it must ship to the address's country); null: none
-             * @example 3
-             */
-            shipping_option_id?: number | null;
-        };
-        ShippingOptionResponseDto: {
-            /** @example 3 */
-            id: number;
-            /** @example Standard (3–5 days) */
-            name: string;
-            /** @example 4.95 */
-            price: number;
-            /**
-             * @description The default currency's first (the same amount as `price`), then the others by code
-             * @example [
-             *       {
-             *         "currency_code": "usd",
-             *         "amount": 4.95
-             *       },
-             *       {
-             *         "currency_code": "eur",
-             *         "amount": 4.5
-             *       }
-             *     ]
-             */
-            prices: components["schemas"]["CurrencyPriceDto"][];
-            /** @example standard */
-            tax_class: string;
-            /**
-             * @description Empty: everywhere
-             * @example [
-             *       "DE",
-             *       "AT"
-             *     ]
-             */
-            countries: string[];
-            /** @example true */
-            is_active: boolean;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        AddCartItemDto: {
-            /**
-             * @description An id from GET /products, of a product without active variants; with `variant_id`, optional and then the variant's product
-             * @example 1
-             */
-            product_id?: number;
-            /**
-             * @description A variant from the product's `variants`: required for a product with active variants
-             * @example 31
-             */
-            variant_id?: number;
-            /** @example 2 */
-            quantity: number;
-        };
-        UpdateCartItemDto: {
-            /** @example 3 */
-            quantity: number;
-        };
-        DiscountCodeDto: {
-            /**
-             * @description A promotion code, in any case
-             * @example summer10
-             */
-            code: string;
-        };
-        ApplyGiftCardDto: {
-            /**
-             * @description Any case; spaces and dashes are ignored
-             * @example H4PX-9TZK-2MWD-Q7KM
-             */
-            code: string;
-        };
-        CheckoutDto: {
-            /**
-             * @description One of PAYMENT_METHODS (GET /payment-methods)
-             * @example credit_card
-             */
-            payment_method: string;
-            /**
-             * @description The confirmation's address, when the cart has none yet (a guest must have one)
-             * @example guest@example.com
-             */
-            email?: string;
-        };
-        DraftCartResponseDto: {
-            /**
-             * @description Lower-case ISO 4217: every amount is in this currency
-             * @example eur
-             */
-            currency_code: string;
-            /**
-             * @description null: an order placed before regions
-             * @example 1
-             */
-            region_id: number | null;
-            /**
-             * @description Whether prices (and so subtotal and shipping_total) include tax
-             * @example false
-             */
-            prices_include_tax: boolean;
-            /**
-             * @description Σ line_total
-             * @example 59.97
-             */
-            subtotal: number;
-            /**
-             * @description Σ discounts of the lines and the shipping
-             * @example 0
-             */
-            discount_total: number;
-            /**
-             * @description The shipping option's price, before its discount
-             * @example 4.95
-             */
-            shipping_total: number;
-            /**
-             * @description The shipping's tax, part of tax_total
-             * @example 0.79
-             */
-            shipping_tax_total: number;
-            /**
-             * @description Σ taxes of the lines and the shipping
-             * @example 10.36
-             */
-            tax_total: number;
-            /**
-             * @description What gift cards pay
-             * @example 0
-             */
-            gift_card_total: number;
-            /**
-             * @description subtotal - discount_total + shipping_total (+ tax_total where prices exclude tax)
-             * @example 64.92
-             */
-            total: number;
-            /**
-             * @description total - gift_card_total: what the payment takes
-             * @example 64.92
-             */
-            amount_due: number;
-            /**
-             * Format: uuid
-             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
-             */
-            id: string;
-            /**
-             * @example open
-             * @enum {string}
-             */
-            status: "open" | "completed";
-            items: components["schemas"]["CartItemResponseDto"][];
-            /** @description The gift cards applied, in the order applied; together they pay gift_card_total */
-            gift_cards: components["schemas"]["CartGiftCardDto"][];
-            shipping_option: components["schemas"]["CartShippingOptionDto"] | null;
-            /** @description The shipping's taxes */
-            shipping_tax_lines: components["schemas"]["TaxLineDto"][];
-            /** @description The shipping's discounts */
-            shipping_adjustments: components["schemas"]["AdjustmentDto"][];
-            /** @description The codes the cart holds (also those that do not apply now) and the automatic promotions it gets */
-            discounts: components["schemas"]["CartDiscountDto"][];
-            shipping_address: components["schemas"]["AddressFieldsDto"] | null;
-            /** @example guest@example.com */
-            email: string | null;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-            /**
-             * @description The registered customer; null: a guest order for `email`
-             * @example 7
-             */
-            user_id: number | null;
-            /**
-             * @description The staff member who started the draft
-             * @example 1
-             */
-            draft_by_user_id: number;
-        };
-        CreateDraftCartDto: {
-            /**
-             * @description A region of GET /regions: the cart is priced in its currency and taxes (default: the default region)
-             * @example 2
-             */
-            region_id?: number;
-            /**
-             * @description The registered customer the order is for (or email, not both)
-             * @example 7
-             */
-            user_id?: number;
-            /**
-             * @description A guest customer’s address: the order is a guest order (or user_id, not both)
-             * @example guest@example.com
-             */
-            email?: string;
-        };
-        DraftCartSummaryDto: {
-            /**
-             * Format: uuid
-             * @example 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10
-             */
-            id: string;
-            /** @example 7 */
-            user_id: number | null;
-            /** @example guest@example.com */
-            email: string | null;
-            /**
-             * @description null: the default region
-             * @example 2
-             */
-            region_id: number | null;
-            /** @example 1 */
-            draft_by_user_id: number;
-            /** @example 3 */
-            line_count: number;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @example 2026-11-22T08:00:00.000Z
-             */
-            updated_at: string;
-        };
-        CompleteDraftDto: {
-            /**
-             * @description true: the order is marked paid by hand (as PATCH /orders/{id}/status) and no payment link is sent
-             * @example false
-             */
-            mark_paid?: boolean;
-            /**
-             * @description One of PAYMENT_METHODS (default: the first of them)
-             * @example credit_card
-             */
-            payment_method?: string;
         };
         CreatedWebhookResponseDto: {
             /** @example 7 */
@@ -5401,6 +5401,5347 @@ export interface operations {
                         message: string;
                         data: components["schemas"]["ReadyDto"];
                     };
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductsController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+                /** @description Full-text: every word (letters, digits, _) must match a word of the name or description, the last word as a prefix; case and accents are ignored; other characters only separate words (never operators, never wildcards). A search with no word matches nothing; an empty one is no filter. */
+                search?: string;
+                /** @description Products of exactly this category */
+                category_id?: number;
+                /** @description With category_id: the products of that category and of every category below it */
+                include_descendants?: boolean;
+                /** @description The product with this slug (ignoring case): a list of one, or empty */
+                slug?: string;
+                /** @description Comma-separated product ids (at most PAGE_SIZE_MAX, positive integers): those the caller may see, in the order asked (unless `sort` is given), all on one page (`page` and `page_size` do not apply); unknown, repeated or invisible ids are simply absent. Combines with the other filters. */
+                ids?: string;
+                /** @description Decimal, at most 2 places */
+                min_price?: number;
+                /** @description Decimal, at most 2 places */
+                max_price?: number;
+                /** @description true: stock > 0; false: stock = 0 */
+                in_stock?: boolean;
+                /** @description Stock at most this (low stock: `max_stock=5`); with `in_stock` both apply */
+                max_stock?: number;
+                /** @description Admins only */
+                is_active?: boolean;
+                /** @description Adds each product's `calculated_price` in this region's currency (400 rule `exists` for an unknown region). Filters and sorts by price stay in the default currency's `price` */
+                region_id?: number;
+                /** @description Field to order by; a leading - sorts descending. Ties are broken by id (in the same direction). `relevance` (only with `search`, and its default; otherwise `id` is): best match first, ties by id ascending. */
+                sort?: "id" | "-id" | "price" | "-price" | "name" | "-name" | "created_at" | "-created_at" | "relevance";
+                /** @description Keyset pagination: the `meta.next_cursor` of the previous page (same sort and filters); the page after it, read in constant time however deep. `page` is then ignored. Not available with sort=relevance. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ProductResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "search must have at most 8 words",
+                     *         "errors": [
+                     *           {
+                     *             "field": "search",
+                     *             "rule": "maxWords",
+                     *             "message": "search must have at most 8 words"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Only an admin may filter by is_active"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateProductDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["ProductDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "price must not be less than 0.01",
+                     *         "errors": [
+                     *           {
+                     *             "field": "price",
+                     *             "rule": "min",
+                     *             "message": "price must not be less than 0.01"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductsController_get: {
+        parameters: {
+            query?: {
+                /** @description Adds `calculated_price` in this region's currency to the product and each variant (400 rule `exists` for an unknown region) */
+                region_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The id, or the slug */
+                id: number | string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ProductDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "id must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "id",
+                     *             "rule": "isInt",
+                     *             "message": "id must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateProductDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ProductDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "image must be the filename of a file uploaded through /upload",
+                     *         "errors": [
+                     *           {
+                     *             "field": "image",
+                     *             "rule": "uploadedFile",
+                     *             "message": "image must be the filename of a file uploaded through /upload"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        /**
+                         * @description Always null
+                         * @example null
+                         * @enum {object|null}
+                         */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "id must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "id",
+                     *             "rule": "isInt",
+                     *             "message": "id must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductVariantsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateVariantDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["VariantResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "options.Size must be one of: S, M, L",
+                     *         "errors": [
+                     *           {
+                     *             "field": "options.Size",
+                     *             "rule": "isIn",
+                     *             "message": "options.Size must be one of: S, M, L"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductVariantsController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                variantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateVariantDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["VariantResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "sku is already used by another variant",
+                     *         "errors": [
+                     *           {
+                     *             "field": "sku",
+                     *             "rule": "unique",
+                     *             "message": "sku is already used by another variant"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Variant 31 of product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    ProductVariantsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                variantId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        /**
+                         * @description Always null
+                         * @example null
+                         * @enum {object|null}
+                         */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "variantId must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "variantId",
+                     *             "rule": "isInt",
+                     *             "message": "variantId must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Variant 31 of product 12 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateCartDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["CreatedCartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "property user_id should not exist",
+                     *         "errors": [
+                     *           {
+                     *             "field": "user_id",
+                     *             "rule": "whitelistValidation",
+                     *             "message": "property user_id should not exist"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_myCart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "No open cart"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCartDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "shipping_address.country must be a valid ISO31661 Alpha2 code",
+                     *         "errors": [
+                     *           {
+                     *             "field": "shipping_address.country",
+                     *             "rule": "isIso31661Alpha2",
+                     *             "message": "shipping_address.country must be a valid ISO31661 Alpha2 code"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_shippingOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["ShippingOptionResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "set shipping_address with PUT /carts/{id} first",
+                     *         "errors": [
+                     *           {
+                     *             "field": "shipping_address",
+                     *             "rule": "required",
+                     *             "message": "set shipping_address with PUT /carts/{id} first"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_addItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddCartItemDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "only 2 in stock; the line would hold 3",
+                     *         "errors": [
+                     *           {
+                     *             "field": "quantity",
+                     *             "rule": "stock",
+                     *             "message": "only 2 in stock; the line would hold 3"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_updateItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+                itemId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateCartItemDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "quantity must not be less than 1",
+                     *         "errors": [
+                     *           {
+                     *             "field": "quantity",
+                     *             "rule": "min",
+                     *             "message": "quantity must not be less than 1"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart item 90 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_removeItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+                itemId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart item 90 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_addDiscountCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiscountCodeDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "code SUMMER10 has expired",
+                     *         "errors": [
+                     *           {
+                     *             "field": "code",
+                     *             "rule": "expired",
+                     *             "message": "code SUMMER10 has expired"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_removeDiscountCode: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Discount code SUMMER10 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_applyGiftCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyGiftCardDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "no gift card has this code",
+                     *         "errors": [
+                     *           {
+                     *             "field": "code",
+                     *             "rule": "unknown",
+                     *             "message": "no gift card has this code"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_removeGiftCard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+                giftCardId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Gift card 4 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_claim: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    CartsController_checkout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
+                "X-Cart-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "product 12: only 1 in stock, the line asks for 2",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.90",
+                     *             "rule": "stock",
+                     *             "message": "product 12: only 1 in stock, the line asks for 2"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["DraftCartSummaryDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateDraftCartDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["DraftCartResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "user 7 does not exist or is not active",
+                     *         "errors": [
+                     *           {
+                     *             "field": "user_id",
+                     *             "rule": "exists",
+                     *             "message": "user 7 does not exist or is not active"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["DraftCartResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        /**
+                         * @description Always null
+                         * @example null
+                         * @enum {object|null}
+                         */
+                        data: never | null;
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminCartsController_complete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CompleteDraftDto"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "product 12: only 1 in stock, the line asks for 2",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.90",
+                     *             "rule": "stock",
+                     *             "message": "product 12: only 1 in stock, the line asks for 2"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrdersController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+                status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "status must be one of the following values: pending, paid, shipped, completed, cancelled",
+                     *         "errors": [
+                     *           {
+                     *             "field": "status",
+                     *             "rule": "isIn",
+                     *             "message": "status must be one of the following values: pending, paid, shipped, completed, cancelled"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrdersController_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1-128 visible ASCII characters */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOrderDto"];
+            };
+        };
+        responses: {
+            /** @description The order, without items (the earlier one when replayed) */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 201
+                         * @enum {integer}
+                         */
+                        code: 201;
+                        /** @example Created */
+                        message: string;
+                        data: components["schemas"]["OrderResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "items.0.quantity must not be less than 1",
+                     *         "errors": [
+                     *           {
+                     *             "field": "items.0.quantity",
+                     *             "rule": "min",
+                     *             "message": "items.0.quantity must not be less than 1"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrdersController_get: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A guest order's order_token */
+                "X-Order-Token"?: string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderDetailResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "id must be an integer number",
+                     *         "errors": [
+                     *           {
+                     *             "field": "id",
+                     *             "rule": "isInt",
+                     *             "message": "id must be an integer number"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrdersController_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Only a pending order can be cancelled; this order is paid",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "invalid",
+                     *             "message": "Only a pending order can be cancelled; this order is paid"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    OrdersController_updateStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOrderStatusDto"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["OrderResponseDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "payment_status cannot become paid on a cancelled order",
+                     *         "errors": [
+                     *           {
+                     *             "field": "payment_status",
+                     *             "rule": "cancelledOrder",
+                     *             "message": "payment_status cannot become paid on a cancelled order"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 404,
+                     *       "message": "Not Found",
+                     *       "data": {
+                     *         "details": "Order 41 not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AdminOrdersController_list: {
+        parameters: {
+            query?: {
+                /** @description Default: 1 */
+                page?: number;
+                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
+                page_size?: number;
+                /** @description Only this user's orders */
+                user_id?: number;
+                status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
+                payment_status?: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
+                /** @description ISO 8601; orders created at or after this instant */
+                created_from?: string;
+                /** @description ISO 8601; orders created before this instant */
+                created_to?: string;
+                /** @description Case-insensitive substring of the order number, the owner's username or email */
+                search?: string;
+                /** @description Default: -created_at */
+                sort?: "-created_at" | "created_at" | "total_amount" | "-total_amount";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["AdminOrderResponseDto"][];
+                        meta: components["schemas"]["PageMetaDto"];
+                    };
+                };
+            };
+            /** @description A rule of the request is broken; `data.errors` lists every problem */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 400,
+                     *       "message": "Bad Request",
+                     *       "data": {
+                     *         "details": "Malformed JSON in request body",
+                     *         "errors": [
+                     *           {
+                     *             "field": "",
+                     *             "rule": "json",
+                     *             "message": "Malformed JSON in request body"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Insufficient permission"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    PaymentMethodsController_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["PaymentMethodsResponseDto"];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 401,
+                     *       "message": "Unauthorized",
+                     *       "data": {
+                     *         "details": "Missing bearer token"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
                 };
             };
             /** @description Internal Server Error */
@@ -15106,2430 +20447,6 @@ export interface operations {
             };
         };
     };
-    ProductsController_list: {
-        parameters: {
-            query?: {
-                /** @description Default: 1 */
-                page?: number;
-                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
-                page_size?: number;
-                /** @description Full-text: every word (letters, digits, _) must match a word of the name or description, the last word as a prefix; case and accents are ignored; other characters only separate words (never operators, never wildcards). A search with no word matches nothing; an empty one is no filter. */
-                search?: string;
-                /** @description Products of exactly this category */
-                category_id?: number;
-                /** @description With category_id: the products of that category and of every category below it */
-                include_descendants?: boolean;
-                /** @description The product with this slug (ignoring case): a list of one, or empty */
-                slug?: string;
-                /** @description Comma-separated product ids (at most PAGE_SIZE_MAX, positive integers): those the caller may see, in the order asked (unless `sort` is given), all on one page (`page` and `page_size` do not apply); unknown, repeated or invisible ids are simply absent. Combines with the other filters. */
-                ids?: string;
-                /** @description Decimal, at most 2 places */
-                min_price?: number;
-                /** @description Decimal, at most 2 places */
-                max_price?: number;
-                /** @description true: stock > 0; false: stock = 0 */
-                in_stock?: boolean;
-                /** @description Stock at most this (low stock: `max_stock=5`); with `in_stock` both apply */
-                max_stock?: number;
-                /** @description Admins only */
-                is_active?: boolean;
-                /** @description Adds each product's `calculated_price` in this region's currency (400 rule `exists` for an unknown region). Filters and sorts by price stay in the default currency's `price` */
-                region_id?: number;
-                /** @description Field to order by; a leading - sorts descending. Ties are broken by id (in the same direction). `relevance` (only with `search`, and its default; otherwise `id` is): best match first, ties by id ascending. */
-                sort?: "id" | "-id" | "price" | "-price" | "name" | "-name" | "created_at" | "-created_at" | "relevance";
-                /** @description Keyset pagination: the `meta.next_cursor` of the previous page (same sort and filters); the page after it, read in constant time however deep. `page` is then ignored. Not available with sort=relevance. */
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["ProductResponseDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "search must have at most 8 words",
-                     *         "errors": [
-                     *           {
-                     *             "field": "search",
-                     *             "rule": "maxWords",
-                     *             "message": "search must have at most 8 words"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Only an admin may filter by is_active"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateProductDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["ProductDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "price must not be less than 0.01",
-                     *         "errors": [
-                     *           {
-                     *             "field": "price",
-                     *             "rule": "min",
-                     *             "message": "price must not be less than 0.01"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductsController_get: {
-        parameters: {
-            query?: {
-                /** @description Adds `calculated_price` in this region's currency to the product and each variant (400 rule `exists` for an unknown region) */
-                region_id?: number;
-            };
-            header?: never;
-            path: {
-                /** @description The id, or the slug */
-                id: number | string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["ProductDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "id must be an integer number",
-                     *         "errors": [
-                     *           {
-                     *             "field": "id",
-                     *             "rule": "isInt",
-                     *             "message": "id must be an integer number"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductsController_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateProductDto"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["ProductDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "image must be the filename of a file uploaded through /upload",
-                     *         "errors": [
-                     *           {
-                     *             "field": "image",
-                     *             "rule": "uploadedFile",
-                     *             "message": "image must be the filename of a file uploaded through /upload"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        /**
-                         * @description Always null
-                         * @example null
-                         * @enum {object|null}
-                         */
-                        data: never | null;
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "id must be an integer number",
-                     *         "errors": [
-                     *           {
-                     *             "field": "id",
-                     *             "rule": "isInt",
-                     *             "message": "id must be an integer number"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductVariantsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateVariantDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["VariantResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "options.Size must be one of: S, M, L",
-                     *         "errors": [
-                     *           {
-                     *             "field": "options.Size",
-                     *             "rule": "isIn",
-                     *             "message": "options.Size must be one of: S, M, L"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductVariantsController_update: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                variantId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateVariantDto"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["VariantResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "sku is already used by another variant",
-                     *         "errors": [
-                     *           {
-                     *             "field": "sku",
-                     *             "rule": "unique",
-                     *             "message": "sku is already used by another variant"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Variant 31 of product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    ProductVariantsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                variantId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        /**
-                         * @description Always null
-                         * @example null
-                         * @enum {object|null}
-                         */
-                        data: never | null;
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "variantId must be an integer number",
-                     *         "errors": [
-                     *           {
-                     *             "field": "variantId",
-                     *             "rule": "isInt",
-                     *             "message": "variantId must be an integer number"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Variant 31 of product 12 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    OrdersController_list: {
-        parameters: {
-            query?: {
-                /** @description Default: 1 */
-                page?: number;
-                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
-                page_size?: number;
-                status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["OrderResponseDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "status must be one of the following values: pending, paid, shipped, completed, cancelled",
-                     *         "errors": [
-                     *           {
-                     *             "field": "status",
-                     *             "rule": "isIn",
-                     *             "message": "status must be one of the following values: pending, paid, shipped, completed, cancelled"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    OrdersController_create: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description 1-128 visible ASCII characters */
-                "Idempotency-Key"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateOrderDto"];
-            };
-        };
-        responses: {
-            /** @description The order, without items (the earlier one when replayed) */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["OrderResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "items.0.quantity must not be less than 1",
-                     *         "errors": [
-                     *           {
-                     *             "field": "items.0.quantity",
-                     *             "rule": "min",
-                     *             "message": "items.0.quantity must not be less than 1"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    OrdersController_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description A guest order's order_token */
-                "X-Order-Token"?: string;
-            };
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["OrderDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "id must be an integer number",
-                     *         "errors": [
-                     *           {
-                     *             "field": "id",
-                     *             "rule": "isInt",
-                     *             "message": "id must be an integer number"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Order 41 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    OrdersController_cancel: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["OrderResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Only a pending order can be cancelled; this order is paid",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "invalid",
-                     *             "message": "Only a pending order can be cancelled; this order is paid"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Order 41 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    OrdersController_updateStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateOrderStatusDto"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["OrderResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "payment_status cannot become paid on a cancelled order",
-                     *         "errors": [
-                     *           {
-                     *             "field": "payment_status",
-                     *             "rule": "cancelledOrder",
-                     *             "message": "payment_status cannot become paid on a cancelled order"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Order 41 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminOrdersController_list: {
-        parameters: {
-            query?: {
-                /** @description Default: 1 */
-                page?: number;
-                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
-                page_size?: number;
-                /** @description Only this user's orders */
-                user_id?: number;
-                status?: "pending" | "paid" | "shipped" | "completed" | "cancelled";
-                payment_status?: "pending" | "paid" | "failed" | "refunded" | "partially_refunded";
-                /** @description ISO 8601; orders created at or after this instant */
-                created_from?: string;
-                /** @description ISO 8601; orders created before this instant */
-                created_to?: string;
-                /** @description Case-insensitive substring of the order number, the owner's username or email */
-                search?: string;
-                /** @description Default: -created_at */
-                sort?: "-created_at" | "created_at" | "total_amount" | "-total_amount";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["AdminOrderResponseDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    PaymentMethodsController_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["PaymentMethodsResponseDto"];
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
     PaymentsController_list: {
         parameters: {
             query?: never;
@@ -20549,2923 +23466,6 @@ export interface operations {
             };
         };
     };
-    CartsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["CreateCartDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["CreatedCartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "property user_id should not exist",
-                     *         "errors": [
-                     *           {
-                     *             "field": "user_id",
-                     *             "rule": "whitelistValidation",
-                     *             "message": "property user_id should not exist"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_myCart: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "No open cart"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_get: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_update: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateCartDto"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "shipping_address.country must be a valid ISO31661 Alpha2 code",
-                     *         "errors": [
-                     *           {
-                     *             "field": "shipping_address.country",
-                     *             "rule": "isIso31661Alpha2",
-                     *             "message": "shipping_address.country must be a valid ISO31661 Alpha2 code"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_shippingOptions: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["ShippingOptionResponseDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "set shipping_address with PUT /carts/{id} first",
-                     *         "errors": [
-                     *           {
-                     *             "field": "shipping_address",
-                     *             "rule": "required",
-                     *             "message": "set shipping_address with PUT /carts/{id} first"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_addItem: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddCartItemDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "only 2 in stock; the line would hold 3",
-                     *         "errors": [
-                     *           {
-                     *             "field": "quantity",
-                     *             "rule": "stock",
-                     *             "message": "only 2 in stock; the line would hold 3"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_updateItem: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-                itemId: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["UpdateCartItemDto"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "quantity must not be less than 1",
-                     *         "errors": [
-                     *           {
-                     *             "field": "quantity",
-                     *             "rule": "min",
-                     *             "message": "quantity must not be less than 1"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart item 90 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_removeItem: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-                itemId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart item 90 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_addDiscountCode: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DiscountCodeDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "code SUMMER10 has expired",
-                     *         "errors": [
-                     *           {
-                     *             "field": "code",
-                     *             "rule": "expired",
-                     *             "message": "code SUMMER10 has expired"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_removeDiscountCode: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Discount code SUMMER10 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_applyGiftCard: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ApplyGiftCardDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "no gift card has this code",
-                     *         "errors": [
-                     *           {
-                     *             "field": "code",
-                     *             "rule": "unknown",
-                     *             "message": "no gift card has this code"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_removeGiftCard: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-                giftCardId: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Gift card 4 is not on cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_claim: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token": string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["CartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    CartsController_checkout: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description An anonymous cart's cart_token (a customer's own cart needs only the bearer token) */
-                "X-Cart-Token"?: string;
-            };
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CheckoutDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["OrderDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "product 12: only 1 in stock, the line asks for 2",
-                     *         "errors": [
-                     *           {
-                     *             "field": "items.90",
-                     *             "rule": "stock",
-                     *             "message": "product 12: only 1 in stock, the line asks for 2"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminCartsController_list: {
-        parameters: {
-            query?: {
-                /** @description Default: 1 */
-                page?: number;
-                /** @description Default: 10; at most PAGE_SIZE_MAX (100) */
-                page_size?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["DraftCartSummaryDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminCartsController_create: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateDraftCartDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["DraftCartResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "user 7 does not exist or is not active",
-                     *         "errors": [
-                     *           {
-                     *             "field": "user_id",
-                     *             "rule": "exists",
-                     *             "message": "user 7 does not exist or is not active"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminCartsController_get: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        data: components["schemas"]["DraftCartResponseDto"];
-                    };
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminCartsController_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 200
-                         * @enum {integer}
-                         */
-                        code: 200;
-                        /** @example OK */
-                        message: string;
-                        /**
-                         * @description Always null
-                         * @example null
-                         * @enum {object|null}
-                         */
-                        data: never | null;
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "Malformed JSON in request body",
-                     *         "errors": [
-                     *           {
-                     *             "field": "",
-                     *             "rule": "json",
-                     *             "message": "Malformed JSON in request body"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
-    AdminCartsController_complete: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CompleteDraftDto"];
-            };
-        };
-        responses: {
-            /** @description Created */
-            201: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @example 201
-                         * @enum {integer}
-                         */
-                        code: 201;
-                        /** @example Created */
-                        message: string;
-                        data: components["schemas"]["OrderDetailResponseDto"];
-                    };
-                };
-            };
-            /** @description A rule of the request is broken; `data.errors` lists every problem */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 400,
-                     *       "message": "Bad Request",
-                     *       "data": {
-                     *         "details": "product 12: only 1 in stock, the line asks for 2",
-                     *         "errors": [
-                     *           {
-                     *             "field": "items.90",
-                     *             "rule": "stock",
-                     *             "message": "product 12: only 1 in stock, the line asks for 2"
-                     *           }
-                     *         ]
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 401,
-                     *       "message": "Unauthorized",
-                     *       "data": {
-                     *         "details": "Missing bearer token"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 403,
-                     *       "message": "Forbidden",
-                     *       "data": {
-                     *         "details": "Insufficient permission"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 404,
-                     *       "message": "Not Found",
-                     *       "data": {
-                     *         "details": "Draft cart 3f1c8a2e-6d1b-4f7a-9a53-0d2e1b7c4a10 not found"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 429,
-                     *       "message": "Too Many Requests",
-                     *       "data": {
-                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-            /** @description Internal Server Error */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": 500,
-                     *       "message": "Internal Server Error",
-                     *       "data": {
-                     *         "details": "Internal server error"
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
-                };
-            };
-        };
-    };
     WebhooksController_list: {
         parameters: {
             query?: {
@@ -26202,14 +26202,6 @@ export interface operations {
 }
 /** The header parameters of each operation that has some, by `METHOD /path` (read by the client at run time). */
 export const headerParameters: Record<string, readonly string[] | undefined> = {
-    "POST /orders": ["Idempotency-Key"],
-    "GET /orders/{id}": ["X-Order-Token"],
-    "GET /orders/{id}/payments": ["X-Order-Token"],
-    "POST /orders/{id}/payments": ["X-Order-Token"],
-    "POST /admin/orders/{id}/refunds": ["Idempotency-Key"],
-    "POST /payments/stripe/webhook": ["Stripe-Signature"],
-    "GET /orders/{id}/returns": ["X-Order-Token"],
-    "POST /orders/{id}/returns": ["X-Order-Token"],
     "GET /carts/{id}": ["X-Cart-Token"],
     "PUT /carts/{id}": ["X-Cart-Token"],
     "GET /carts/{id}/shipping-options": ["X-Cart-Token"],
@@ -26222,4 +26214,12 @@ export const headerParameters: Record<string, readonly string[] | undefined> = {
     "DELETE /carts/{id}/gift-cards/{giftCardId}": ["X-Cart-Token"],
     "POST /carts/{id}/claim": ["X-Cart-Token"],
     "POST /carts/{id}/checkout": ["X-Cart-Token"],
+    "POST /orders": ["Idempotency-Key"],
+    "GET /orders/{id}": ["X-Order-Token"],
+    "GET /orders/{id}/payments": ["X-Order-Token"],
+    "POST /orders/{id}/payments": ["X-Order-Token"],
+    "POST /admin/orders/{id}/refunds": ["Idempotency-Key"],
+    "POST /payments/stripe/webhook": ["Stripe-Signature"],
+    "GET /orders/{id}/returns": ["X-Order-Token"],
+    "POST /orders/{id}/returns": ["X-Order-Token"],
 };
