@@ -445,7 +445,7 @@ async function runProfile(options, context) {
     name: options.profileServer,
     args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--import=${exitOnTerm}`, entry],
     env: options.profileServer.startsWith('app')
-      ? { ...context.appEnv, ...options.appEnv }
+      ? { ...context.appEnv, ...options.appEnv, METRICS_PORT: String(await freePort()) }
       : context.sharedEnv,
     port: await freePort(),
     core: context.core,
