@@ -91,3 +91,48 @@ function entityInsertOf<T extends ObjectLiteral>(
   }
   return { sql: statements[entities.length], parameters };
 }
+
+/** An entity's SELECT of its selectable columns, written once per entity and `WHERE … ORDER BY …` clause. */
+interface EntitySelect {
+  columns: ColumnMetadata[];
+  statements: Map<string, string>;
+}
+const entitySelects = new WeakMap<EntityMetadata, EntitySelect>();
+
+/**
+ * The rows of an entity matching a fixed clause (`order_id = ? ORDER BY id`), as entities: the counterpart of
+ * `insertEntities` for hot reads. Every selectable column of the entity is read, and each value converted as
+ * TypeORM's own `find` does (transformers, dates), but the statement is built once rather than by the query
+ * builder on every call. No relations, no subscribers.
+ */
+export async function findEntities<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  clause: string,
+  parameters: unknown[],
+): Promise<T[]> {
+  const { driver } = manager.connection;
+  const metadata = manager.connection.getMetadata(target);
+  let select = entitySelects.get(metadata);
+  if (select === undefined) {
+    const columns = metadata.columns.filter((column) => column.isSelect && !column.isVirtualProperty);
+    select = { columns, statements: new Map() };
+    entitySelects.set(metadata, select);
+  }
+  const { columns, statements } = select;
+  let sql = statements.get(clause);
+  if (sql === undefined) {
+    sql =
+      `SELECT ${columns.map((column) => driver.escape(column.databaseName)).join(', ')} ` +
+      `FROM ${driver.escape(metadata.tableName)} WHERE ${clause}`;
+    statements.set(clause, sql);
+  }
+  const rows: Array<Record<string, unknown>> = await manager.query(sql, parameters);
+  return rows.map((row) => {
+    const entity = metadata.create() as T;
+    for (const column of columns) {
+      column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return entity;
+  });
+}

@@ -16,7 +16,7 @@ import { type FieldError, fieldError, ValidationFailedException } from '../commo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import { isUniqueViolation } from '../database/errors.js';
-import { changedRows, insertEntities, insertEntity } from '../database/raw-query.js';
+import { changedRows, findEntities, insertEntities, insertEntity } from '../database/raw-query.js';
 import { forUpdate } from '../database/row-locks.js';
 import { sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
@@ -865,14 +865,14 @@ export class OrdersService implements OrderHistory, OnModuleInit {
   }
 
   private itemsOf(manager: EntityManager, orderId: number): Promise<OrderItem[]> {
-    return manager.find(OrderItem, { where: { orderId }, order: { id: 'ASC' } });
+    return findEntities(manager, OrderItem, 'order_id = ? ORDER BY id', [orderId]);
   }
 
   /** The order with its tax lines and adjustments (two statements; joined with the items they would multiply). */
   private async withCalculation(manager: EntityManager, order: Order): Promise<Order> {
-    const where = { where: { orderId: order.id }, order: { id: 'ASC' as const } };
-    order.taxLines = await manager.find(OrderTaxLine, where);
-    order.adjustments = await manager.find(OrderAdjustment, where);
+    const byOrder = 'order_id = ? ORDER BY id';
+    order.taxLines = await findEntities(manager, OrderTaxLine, byOrder, [order.id]);
+    order.adjustments = await findEntities(manager, OrderAdjustment, byOrder, [order.id]);
     await this.withGiftCards(manager, [order]);
     return order;
   }
