@@ -8,7 +8,7 @@ import { Paginated } from '../common/envelope.js';
 import { type FieldError, fieldError, ValidationFailedException } from '../common/validation.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import { changedRows } from '../database/raw-query.js';
+import { changedRows, insertEntity } from '../database/raw-query.js';
 import { dateFromRow, sqlDatetime } from '../database/timestamps.js';
 import { TransactionRunner, type Tx } from '../database/transaction-runner.js';
 import { JobQueue } from '../jobs/job-queue.js';
@@ -75,6 +75,8 @@ const liveProduct = joinLiveProduct('?', '?');
 /** One product's or variant's live state, for a line being added (binds the variant id, then the product id). */
 const LIVE_PRODUCT = `SELECT ${liveProduct.columns}, lv.product_id AS variant_product_id FROM (SELECT 1 AS one) x ${liveProduct.join}`;
 /** Marks the open cart changed; the row lock it takes orders the cart's concurrent writes one after the other. */
+/** A line raised by an add: its new quantity at today's price. */
+const RAISE_LINE = 'UPDATE cart_items SET quantity = ?, added_price_cents = ?, updated_at = ? WHERE id = ?';
 const TOUCH_OPEN_CART = "UPDATE carts SET updated_at = ? WHERE id = ? AND status = 'open'";
 const COMPLETE_CART =
   "UPDATE carts SET status = 'completed', updated_at = ? WHERE id = ? AND status = 'open'";
@@ -252,7 +254,7 @@ export class CartsService {
           throw fieldError('product_id', 'maxLines', `a cart holds at most ${MAX_CART_LINES} lines`);
         }
         const now = new Date();
-        await tx.insert(CartItem, {
+        await insertEntity(tx, CartItem, {
           cartId: id,
           productId,
           variantId,
@@ -263,7 +265,7 @@ export class CartsService {
         });
       } else {
         // Raising a line shows the shopper today's price: that becomes the line's price as added.
-        await tx.update(CartItem, { id: existing.id }, { quantity, addedPriceCents, updatedAt: new Date() });
+        await changedRows(tx, RAISE_LINE, [quantity, addedPriceCents, sqlDatetime(new Date()), existing.id]);
       }
     });
   }
