@@ -15,7 +15,6 @@ import { execFileSync } from 'node:child_process';
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +36,7 @@ import {
 import {
   cpuSeconds,
   databasePid,
+  freePort,
   hasTaskset,
   peakRssMiB,
   pinSelf,
@@ -114,17 +114,6 @@ function parseArgs(argv) {
           flags.has(name),
         )),
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function call(url, { method = 'GET', path, headers = {}, body }) {
