@@ -4,6 +4,8 @@
 //   npm run bench                  full run (about 20 minutes), rewrites the results part of docs/benchmarks.md
 //   npm run bench -- --quick       short run (under 3 minutes), prints the table, leaves the docs alone
 //   npm run bench -- --profile=read   the service alone under one scenario with --cpu-prof, then a summary
+//   npm run bench -- --replica     the service on a MariaDB primary of the bench's own, once alone and once
+//                                  reading from a replica of it (catalogue reads only); combines with the rest
 //
 // Options: --reseed, --products=N (catalogue size, 100 000 by default), --only=read,list, --rounds=N, --duration=S, --warmup=S, --jit-warmup=S, --no-build,
 // --write-report; for experiments --servers=app,express, --app-env=NAME=VALUE,... and --compare-dist=DIR.
@@ -15,18 +17,19 @@ import { execFileSync } from 'node:child_process';
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { formatSummary, summariseProfile } from './profile.mjs';
 import { writeReport } from './lib/report.mjs';
-import { scenarios as allScenarios } from './lib/scenarios.mjs';
+import { bufferPoolMiB, caughtUp, replicate, selectCount, startMariaDb } from './lib/mariadb.mjs';
+import { scenarios as allScenarios, replicaScenarios } from './lib/scenarios.mjs';
 import {
   BENCH_PASSWORD,
   cartIdOf,
   DATA_SET,
+  databaseNameOf,
   emptyAddCarts,
   HOT_PRODUCT_ID,
   prepareDatabase,
@@ -37,6 +40,7 @@ import {
 import {
   cpuSeconds,
   databasePid,
+  freePort,
   hasTaskset,
   peakRssMiB,
   pinSelf,
@@ -66,6 +70,7 @@ const FLAGS = new Set([
   'profile',
   'profile-server',
   'products',
+  'replica',
 ]);
 
 function parseArgs(argv) {
@@ -76,6 +81,12 @@ function parseArgs(argv) {
     flags.set(match[1], match[2] ?? true);
   }
   const quick = flags.has('quick');
+  const replica = flags.has('replica');
+  if (replica && ['profile', 'servers', 'compare-dist', 'reseed'].some((name) => flags.has(name))) {
+    throw new Error(
+      '--replica runs app and app-replica on servers of its own: no --profile, --servers, --compare-dist or --reseed',
+    );
+  }
   const number = (name, fallback) => (flags.has(name) ? Number(flags.get(name)) : fallback);
   return {
     quick,
@@ -83,7 +94,12 @@ function parseArgs(argv) {
     products: number('products', DATA_SET.products),
     build: !flags.has('no-build'),
     only: flags.has('only') ? String(flags.get('only')).split(',') : null,
-    servers: flags.has('servers') ? String(flags.get('servers')).split(',') : ['app', 'express', 'node-http'],
+    replica,
+    servers: replica
+      ? ['app', 'app-replica']
+      : flags.has('servers')
+        ? String(flags.get('servers')).split(',')
+        : ['app', 'express', 'node-http'],
     // A second build of the service (a copy of an earlier dist/) run as "app-b" beside the current one: A/B.
     compareDist: flags.has('compare-dist') ? String(flags.get('compare-dist')) : null,
     profile: flags.has('profile')
@@ -107,24 +123,15 @@ function parseArgs(argv) {
     // A multiple of three, so that each server runs first, second and third equally often.
     rounds: number('rounds', quick ? 3 : 6),
     hotStock: number('hot-stock', quick ? 200 : 1000),
+    // The report's tables compare the service with the baselines: replica mode only prints its own.
     writeReport:
-      flags.has('write-report') ||
-      (!quick &&
-        !['only', 'profile', 'servers', 'app-env', 'rounds', 'duration', 'compare-dist'].some((name) =>
-          flags.has(name),
-        )),
+      !replica &&
+      (flags.has('write-report') ||
+        (!quick &&
+          !['only', 'profile', 'servers', 'app-env', 'rounds', 'duration', 'compare-dist'].some((name) =>
+            flags.has(name),
+          ))),
   };
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function call(url, { method = 'GET', path, headers = {}, body }) {
@@ -167,11 +174,23 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 };
 
-const DATABASE_PID = databasePid();
+/**
+ * The database servers whose CPU time each load measures: the one on this machine, or in replica mode the
+ * primary and the replica, whose SELECT statements are counted too (over `connection`).
+ */
+let databases = [{ name: 'database', pid: databasePid() }];
+
+const databaseCounters = () =>
+  Promise.all(
+    databases.map(async ({ pid, connection }) => ({
+      cpu: pid === null ? null : cpuSeconds(pid),
+      selects: connection === undefined ? null : await selectCount(connection),
+    })),
+  );
 
 async function load(server, scenario, { duration, amount }) {
   const cpuBefore = server.pid === undefined ? null : cpuSeconds(server.pid);
-  const databaseCpuBefore = DATABASE_PID === null ? null : cpuSeconds(DATABASE_PID);
+  const databasesBefore = await databaseCounters();
   const started = performance.now();
   let lastResponse = started;
   const instance = autocannon({
@@ -189,7 +208,7 @@ async function load(server, scenario, { duration, amount }) {
     Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, stats.count]),
   );
   const cpuAfter = server.pid === undefined ? null : cpuSeconds(server.pid);
-  const databaseCpuAfter = DATABASE_PID === null ? null : cpuSeconds(DATABASE_PID);
+  const databasesAfter = await databaseCounters();
   const perRequest = (before, after) =>
     before === null || after === null || result.requests.total === 0
       ? null
@@ -198,8 +217,16 @@ async function load(server, scenario, { duration, amount }) {
     rps: result.requests.total / seconds,
     // CPU time of the server per request: steadier than req/s on a shared machine.
     cpuMicros: perRequest(cpuBefore, cpuAfter),
-    // The database server's CPU time per request (it serves the rest of the machine too).
-    databaseCpuMicros: perRequest(databaseCpuBefore, databaseCpuAfter),
+    // The database servers' CPU time per request (the shared one serves the rest of the machine too), e.g.
+    // databaseCpuMicros; in replica mode also the SELECT statements each server ran, e.g. replicaSelects.
+    ...Object.fromEntries(
+      databases.flatMap(({ name }, i) => [
+        [`${name}CpuMicros`, perRequest(databasesBefore[i].cpu, databasesAfter[i].cpu)],
+        ...(databasesBefore[i].selects === null
+          ? []
+          : [[`${name}Selects`, databasesAfter[i].selects - databasesBefore[i].selects]]),
+      ]),
+    ),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -359,6 +386,8 @@ async function checkEquivalence(servers, token, db) {
   await emptyAddCarts(db);
 }
 
+const sum = (rounds, key) => rounds.reduce((total, round) => total + round[key], 0);
+
 function summarise(scenario, servers, runs, rss) {
   const perServer = {};
   for (const server of servers) {
@@ -368,9 +397,19 @@ function summarise(scenario, servers, runs, rss) {
       p50: median(rounds.map((r) => r.p50)),
       p99: median(rounds.map((r) => r.p99)),
       cpuMicros: rounds.some((r) => r.cpuMicros === null) ? null : median(rounds.map((r) => r.cpuMicros)),
-      databaseCpuMicros: rounds.some((r) => r.databaseCpuMicros == null)
-        ? null
-        : median(rounds.map((r) => r.databaseCpuMicros)),
+      ...Object.fromEntries(
+        databases.flatMap(({ name, connection }) => {
+          const cpu = `${name}CpuMicros`;
+          const selects = `${name}Selects`;
+          return [
+            [cpu, rounds.some((r) => r[cpu] == null) ? null : median(rounds.map((r) => r[cpu]))],
+            // All rounds' statements over all their requests.
+            ...(connection === undefined
+              ? []
+              : [[`${selects}PerRequest`, sum(rounds, selects) / sum(rounds, 'requests')]]),
+          ];
+        }),
+      ),
       non2xx: rounds.reduce((sum, r) => sum + r.non2xx, 0),
       errors: rounds.reduce((sum, r) => sum + r.errors, 0),
       peakRssMiB: rss[server.name],
@@ -418,6 +457,33 @@ function printTable(results) {
     lines.push(
       `${result.key.padEnd(8)} ${pad(result.ratioExpress?.toFixed(2) ?? '-', 12)} ${pad(result.target === null ? '-' : result.target.toFixed(2), 7)} ${pad(result.ratioNodeHttp?.toFixed(2) ?? '-', 14)}${verdict}`,
     );
+  }
+  console.log(lines.join('\n'));
+}
+
+function printReplicaTable(results) {
+  const columns = [
+    ['scenario', 10, (s, server, scenario) => scenario],
+    ['server', 11, (s, server) => server],
+    ['req/s', 7, (s) => s.rps.toFixed(0)],
+    ['p50 ms', 7, (s) => s.p50.toFixed(1)],
+    ['p99 ms', 7, (s) => s.p99.toFixed(1)],
+    ['CPU µs', 7, (s) => s.cpuMicros?.toFixed(0) ?? '-'],
+    ['primary µs', 11, (s) => s.primaryCpuMicros?.toFixed(0) ?? '-'],
+    ['replica µs', 11, (s) => s.replicaCpuMicros?.toFixed(0) ?? '-'],
+    ['primary SELECT/req', 19, (s) => s.primarySelectsPerRequest.toFixed(2)],
+    ['replica SELECT/req', 19, (s) => s.replicaSelectsPerRequest.toFixed(2)],
+    ['non-2xx', 8, (s) => s.non2xx],
+  ];
+  const line = (cells) =>
+    cells
+      .map((cell, i) => (i < 2 ? String(cell).padEnd(columns[i][1]) : String(cell).padStart(columns[i][1])))
+      .join(' ');
+  const lines = [line(columns.map(([title]) => title))];
+  for (const result of results) {
+    for (const [name, s] of Object.entries(result.servers)) {
+      lines.push(line(columns.map(([, , cell]) => cell(s, name, result.key))));
+    }
   }
   console.log(lines.join('\n'));
 }
@@ -478,9 +544,6 @@ async function main() {
   const loadBefore = os.loadavg()[0];
   const log = (message) =>
     console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
-  const databaseUrl =
-    process.env.BENCH_DATABASE_URL ?? 'mysql://commerce:commerce@127.0.0.1:3306/commerce_bench';
-  const poolSize = process.env.BENCH_POOL_SIZE ?? '10';
 
   if (options.build) {
     log('Building the service (tsc)');
@@ -492,8 +555,42 @@ async function main() {
     throw new Error('dist/src/main.js is missing: run npm run build or drop --no-build');
   }
 
+  const context = { log, started, loadBefore };
+  if (!options.replica) {
+    const databaseUrl =
+      process.env.BENCH_DATABASE_URL ?? 'mysql://commerce:commerce@127.0.0.1:3306/commerce_bench';
+    await bench(options, { ...context, databaseUrl, replicaSet: null });
+    return;
+  }
+  // A primary and a replica of the bench's own, following the primary from its first statement: the seeding
+  // below reaches the replica by replication.
+  const settings = { bufferPoolMiB: bufferPoolMiB(DATA_SET.products), log };
+  const primary = await startMariaDb({ ...settings, binlog: true, serverId: 1 });
+  let replica;
+  try {
+    replica = await startMariaDb({ ...settings, serverId: 2 });
+    await replicate(replica, primary);
+    await bench(options, {
+      ...context,
+      databaseUrl: primary.url('commerce_bench'),
+      replicaSet: { primary, replica },
+    });
+  } finally {
+    await replica?.stop();
+    await primary.stop();
+  }
+}
+
+async function bench(options, { log, started, loadBefore, databaseUrl, replicaSet }) {
+  const poolSize = process.env.BENCH_POOL_SIZE ?? '10';
   const prepared = await prepareDatabase({ databaseUrl, reseed: options.reseed, cwd: ROOT, log });
   log(`Database ready in ${prepared.seconds.toFixed(1)} s`);
+  const replicaCaughtUp = async () => {
+    const waitStarted = Date.now();
+    await caughtUp(replicaSet.replica, replicaSet.primary);
+    log(`The replica has caught up (waited ${((Date.now() - waitStarted) / 1000).toFixed(1)} s)`);
+  };
+  if (replicaSet !== null) await replicaCaughtUp();
 
   const taskset = hasTaskset() && os.cpus().length > 1;
   const core = taskset ? SERVER_CORE : null;
@@ -532,8 +629,12 @@ async function main() {
     // 32 connections searching at once are more than SEARCH_CONCURRENCY (5) + SEARCH_QUEUE (20 by default): the
     // rest would be 429s. Searches are bounded, so a longer queue only waits a few milliseconds per turn.
     SEARCH_QUEUE: '64',
+    // Replica mode reads the catalogue without a token too. Its data set is seeded afresh each time, and the
+    // seeded pending orders are long past ORDER_PENDING_TTL: the expiry job would cancel thousands of them
+    // during the rounds, writes on the primary that the replica applies. Expiry off.
+    ...(replicaSet === null ? {} : { CATALOG_PUBLIC: 'true', ORDER_PENDING_TTL: '0' }),
   };
-  let scenarios = allScenarios(tokens);
+  let scenarios = replicaSet === null ? allScenarios(tokens) : replicaScenarios(tokens);
   if (options.only !== null) {
     scenarios = scenarios.filter((s) => options.only.includes(s.key) || options.only.includes(s.group));
   }
@@ -558,7 +659,14 @@ async function main() {
   }
   const servers = [];
   try {
-    log('Starting the service and the baselines');
+    if (replicaSet !== null) {
+      const connections = await Promise.all([replicaSet.primary.connect(), replicaSet.replica.connect()]);
+      databases = [
+        { name: 'primary', pid: replicaSet.primary.pid, connection: connections[0] },
+        { name: 'replica', pid: replicaSet.replica.pid, connection: connections[1] },
+      ];
+    }
+    log(replicaSet === null ? 'Starting the service and the baselines' : 'Starting the service twice');
     // Each build its own metrics port: in production both would take the default one.
     const metricsPort = async () => ({ METRICS_PORT: String(await freePort()) });
     const entries = [
@@ -570,6 +678,18 @@ async function main() {
       { name: 'express', args: ['bench/baseline/express.mjs'], env: sharedEnv },
       { name: 'node-http', args: ['bench/baseline/node-http.mjs'], env: sharedEnv },
     ];
+    if (replicaSet !== null) {
+      entries.push({
+        name: 'app-replica',
+        args: ['dist/src/main.js'],
+        env: {
+          ...appEnv,
+          ...options.appEnv,
+          ...(await metricsPort()),
+          DATABASE_REPLICA_URLS: replicaSet.replica.url(databaseNameOf(databaseUrl)),
+        },
+      });
+    }
     if (options.compareDist !== null) {
       entries.push({
         name: 'app-b',
@@ -588,11 +708,22 @@ async function main() {
       tokens[0],
       db,
     );
-    log('The three servers answer the benchmark requests alike');
+    log(`${servers.map((server) => server.name).join(', ')} answer the benchmark requests alike`);
 
-    log(`Warm-up: mixed load, ${options.jitWarmup} s per server`);
-    const mixedLoad = allScenarios(tokens).find((s) => s.key === 'mixed');
-    for (const server of servers) await load(server, mixedLoad, { duration: options.jitWarmup });
+    // Replica mode warms up on its own reads only: a write would keep its caller on the primary for a while.
+    const warmUpLoad =
+      replicaSet === null
+        ? allScenarios(tokens).find((s) => s.key === 'mixed')
+        : {
+            key: 'reads',
+            connections: 32,
+            build: (req) => scenarios[Math.floor(Math.random() * scenarios.length)].build(req),
+          };
+    if (replicaSet !== null) await replicaCaughtUp();
+    log(
+      `Warm-up: ${warmUpLoad.key === 'mixed' ? 'mixed load' : 'the scenarios mixed'}, ${options.jitWarmup} s per server`,
+    );
+    for (const server of servers) await load(server, warmUpLoad, { duration: options.jitWarmup });
 
     const results = [];
     for (const scenario of scenarios) {
@@ -648,9 +779,13 @@ async function main() {
       results,
     };
     console.log('');
-    printTable(results);
+    if (replicaSet === null) printTable(results);
+    else printReplicaTable(results);
     mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `bench-${report.date.replace(/[:.]/g, '-')}.json`);
+    const file = join(
+      RESULTS_DIR,
+      `bench-${replicaSet === null ? '' : 'replica-'}${report.date.replace(/[:.]/g, '-')}.json`,
+    );
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     log(`Results written to ${file}`);
     if (options.writeReport) {
@@ -662,9 +797,20 @@ async function main() {
       console.error('The hot-product scenario was not exact: see the table above');
       process.exitCode = 1;
     }
+    // Every request of app-replica runs at least one SELECT, and each of them on the replica.
+    const notOnReplica = results.filter(
+      (r) => r.servers['app-replica']?.replicaSelectsPerRequest < 1 || r.servers['app-replica']?.non2xx > 0,
+    );
+    if (notOnReplica.length > 0) {
+      console.error(
+        `app-replica answered an error or ran fewer SELECT statements on the replica than it answered requests in ${notOnReplica.map((r) => r.key).join(', ')}`,
+      );
+      process.exitCode = 1;
+    }
   } finally {
     for (const server of servers) await server.stop();
     await db.end();
+    for (const { connection } of databases) await connection?.end();
   }
 }
 

@@ -273,3 +273,23 @@ export function scenarios(tokens) {
     },
   ];
 }
+
+/**
+ * Replica mode: the catalogue reads, each with a bearer token as everywhere else (the token's session is checked
+ * on the primary) and without one (CATALOG_PUBLIC=true: nothing of the request reaches the primary).
+ */
+export function replicaScenarios(tokens) {
+  const reads = scenarios(tokens).filter((s) => ['read', 'list', 'first'].includes(s.key));
+  const anonymous = reads.map((s) => ({
+    ...s,
+    key: `${s.key}-anon`,
+    group: 'anon',
+    title: `${s.title}, no token`,
+    build: (req) => {
+      s.build(req);
+      req.headers = {};
+      return req;
+    },
+  }));
+  return [...reads, ...anonymous].map((s) => ({ ...s, target: null }));
+}

@@ -2,6 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -40,6 +41,18 @@ export async function startInProcess(root, env) {
   return { app, base: `http://127.0.0.1:${app.getHttpServer().address().port}/api/v1` };
 }
 
+/** A TCP port free on 127.0.0.1 at the time of the call. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export function hasTaskset() {
   try {
     execFileSync('taskset', ['-V'], { stdio: 'ignore' });
@@ -65,6 +78,27 @@ function get(url) {
   });
 }
 
+const stopsOnInterrupt = new Set();
+let handlingSignals = false;
+
+/**
+ * Registers `stop` to run when the bench is interrupted (Ctrl-C, SIGTERM), the latest registered first, before the
+ * bench exits; returns the function that unregisters it.
+ */
+export function stopOnInterrupt(stop) {
+  if (!handlingSignals) {
+    handlingSignals = true;
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, async () => {
+        for (const pending of [...stopsOnInterrupt].reverse()) await pending();
+        process.exit(130);
+      });
+    }
+  }
+  stopsOnInterrupt.add(stop);
+  return () => stopsOnInterrupt.delete(stop);
+}
+
 /**
  * Starts `node <args>` (under `taskset -c <core>` when pinning) and waits until GET /api/v1/health answers 200.
  * stdout is discarded (request logging is off in the benchmark); stderr is kept for the error message.
@@ -85,16 +119,32 @@ export async function startServer({ name, args, env, port, core, cwd }) {
   child.on('exit', (code, signal) => {
     exited = { code, signal };
   });
+  const stop = async () => {
+    forget();
+    if (exited !== null) return exited;
+    const done = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.kill('SIGTERM');
+    const result = await Promise.race([done, sleep(10_000).then(() => null)]);
+    if (result !== null) return result;
+    child.kill('SIGKILL');
+    return done;
+  };
+  const forget = stopOnInterrupt(stop);
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
-    if (exited !== null)
+    if (exited !== null) {
+      forget();
       throw new Error(`${name} exited during start-up (${JSON.stringify(exited)}):\n${stderr}`);
+    }
     try {
       if ((await get(`${url}/api/v1/health`)) === 200) break;
     } catch {
       // not listening yet
     }
-    if (i === 299) throw new Error(`${name} did not become healthy on port ${port}:\n${stderr}`);
+    if (i === 299) {
+      await stop();
+      throw new Error(`${name} did not become healthy on port ${port}:\n${stderr}`);
+    }
     await sleep(100);
   }
   return {
@@ -105,15 +155,7 @@ export async function startServer({ name, args, env, port, core, cwd }) {
       return exited;
     },
     stderr: () => stderr,
-    async stop() {
-      if (exited !== null) return exited;
-      const done = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-      child.kill('SIGTERM');
-      const result = await Promise.race([done, sleep(10_000).then(() => null)]);
-      if (result !== null) return result;
-      child.kill('SIGKILL');
-      return done;
-    },
+    stop,
   };
 }
 
