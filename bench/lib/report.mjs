@@ -2,10 +2,16 @@
 // run; the text around them (method, profile analysis, changes) is kept as written.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import prettier from 'prettier';
+import { CPU_TARGET } from './scenarios.mjs';
 
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
-const SERVER_NAMES = { app: 'service', express: 'Express baseline', 'node-http': 'node:http baseline' };
+const SERVER_NAMES = {
+  app: 'service',
+  'app-b': 'service, earlier build',
+  express: 'Express baseline',
+  'node-http': 'node:http baseline',
+};
 
 const fixed = (value, digits) => (value === null || value === undefined ? '–' : value.toFixed(digits));
 
@@ -35,7 +41,7 @@ function resultsSection(report) {
       `the median of the rounds. Hot product: ${options.hotStock} units, ${options.hotStock * 2} orders per round.`,
     `- Data: ${report.dataSet.products} products in ${report.dataSet.categories} categories, ` +
       `${report.dataSet.users} users, ${report.dataSet.orders} orders; database pool ${report.poolSize} ` +
-      'connections in each server; request logging off in all three.',
+      'connections in each server; request logging off in every server.',
     '',
     '| Scenario | Server | req/s | p50 ms | p99 ms | CPU µs/req | DB CPU µs/req | non-2xx | peak RSS MiB |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -51,23 +57,43 @@ function resultsSection(report) {
   }
   lines.push(
     '',
-    '| Scenario | service / Express | target | service / node:http | verdict |',
-    '| --- | ---: | ---: | ---: | --- |',
+    '| Scenario | service / Express | target | CPU service / Express | target | service / node:http | verdict |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
   );
   for (const result of report.results) {
+    const app = result.servers.app;
+    const express = result.servers.express;
+    const cpuRatio = app?.cpuMicros && express?.cpuMicros ? app.cpuMicros / express.cpuMicros : null;
     let verdict = '–';
-    if (result.key === 'hot') {
-      const exact = Object.values(result.servers).every((s) => s.exact);
-      verdict = exact ? 'exact in every round, all three servers' : '**not exact**';
-    } else if (result.target !== null && result.ratioExpress === null) {
+    if (result.target !== null && (result.ratioExpress === null || cpuRatio === null)) {
       verdict = '**not measured**';
     } else if (result.target !== null) {
-      verdict = result.ratioExpress >= result.target ? 'met' : '**missed**';
+      const met = result.ratioExpress >= result.target && cpuRatio <= CPU_TARGET;
+      verdict = met ? 'met' : '**missed**';
+    }
+    if (result.key === 'hot') {
+      const exact = Object.values(result.servers).every((s) => s.exact);
+      verdict += exact ? '; exact in every round, every server' : '; **not exact**';
     }
     lines.push(
       `| ${result.title} | ${fixed(result.ratioExpress, 2)} | ${result.target === null ? '–' : `≥ ${result.target.toFixed(2)}`} | ` +
-        `${fixed(result.ratioNodeHttp, 2)} | ${verdict} |`,
+        `${fixed(cpuRatio, 2)} | ≤ ${CPU_TARGET.toFixed(2)} | ${fixed(result.ratioNodeHttp, 2)} | ${verdict} |`,
     );
+  }
+  if (report.results.some((result) => result.servers['app-b'] !== undefined)) {
+    lines.push(
+      '',
+      '| Scenario | req/s: earlier build → service | CPU µs/req: earlier build → service |',
+      '| --- | ---: | ---: |',
+    );
+    for (const { title, servers } of report.results) {
+      const [before, after] = [servers['app-b'], servers.app];
+      if (before === undefined || after === undefined) continue;
+      lines.push(
+        `| ${title} | ${fixed(before.rps, 0)} → ${fixed(after.rps, 0)} | ` +
+          `${fixed(before.cpuMicros, 0)} → ${fixed(after.cpuMicros, 0)} |`,
+      );
+    }
   }
   const hot = report.results.find((r) => r.key === 'hot');
   if (hot !== undefined) {
