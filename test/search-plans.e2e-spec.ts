@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mysql from 'mysql2/promise';
 import { performance } from 'node:perf_hooks';
+import { newStemmer } from 'snowball-stemmers';
 import request from 'supertest';
 import { productWordRows } from '../src/products/product-words.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
@@ -12,6 +13,7 @@ const onMysql = process.env.TEST_DATABASE_URL?.startsWith('mysql') === true;
 const TOTAL_LIMIT = 25;
 const RANK_LIMIT = 2;
 const COUNT = 60;
+const englishStemmer = newStemmer('english');
 
 interface Listed {
   id: number;
@@ -43,24 +45,74 @@ function productOf(i: number) {
       i <= TOTAL_LIMIT ? 'quarta' : '',
       i <= TOTAL_LIMIT + 1 ? 'quinta' : '',
       'zorblat',
+      // A family for typos and stems: `lantern` and `lanterns` are one letter and one stem apart, `lantren` a swap.
+      i % 2 === 0 ? 'lantern' : 'lanterns',
+      i % 7 === 0 ? 'lantren' : '',
     ].join(' '),
     price: ((i * 37) % 100) + 1,
     stock: i % 4 === 0 ? 0 : 5,
   };
 }
 
-/** What a search matches, computed apart from the service: every word whole, the last as a prefix. */
+const stem = (word: string) => englishStemmer.stem(word);
+
+/** The optimal string alignment distance: insertions, deletions, substitutions and swaps of neighbours. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * How well a product's word matches a search's word, by the documented rules (docs/api.md#search), computed
+ * apart from the service: 5 the word (the last one: a word it begins), 4 one typo (from 5 letters), 3 two typos
+ * (from 9, not the last word), 2 the same stem, 0 none. Typos and stems only between words of letters.
+ */
+function matchTier(query: string, own: string, last: boolean): number {
+  if (last ? own.startsWith(query) : own === query) return 5;
+  if (!/^[a-z]+$/.test(query) || !/^[a-z]+$/.test(own)) return 0;
+  if (query.length >= 5) {
+    const edits = last
+      ? Math.min(
+          ...[query.length - 1, query.length, query.length + 1]
+            .filter((k) => k <= own.length)
+            .map((k) => editDistance(query, own.slice(0, k))),
+        )
+      : editDistance(query, own);
+    if (edits === 1) return 4;
+    if (edits === 2 && !last && query.length >= 9) return 3;
+  }
+  return stem(query) === stem(own) ? 2 : 0;
+}
+
+/** A product's relevance tiers for a search (each word's best match), or null when some word does not match. */
+function tiersFor(text: string, search: string): number | null {
+  const words: string[] = search.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
+  const own: string[] = text.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
+  let sum = 0;
+  for (const [i, word] of words.entries()) {
+    const best = Math.max(0, ...own.map((w) => matchTier(word, w, i === words.length - 1)));
+    if (best === 0) return null;
+    sum += best;
+  }
+  return sum;
+}
+
+/** What a search matches, computed apart from the service: every word, the last as a prefix, typos and stems. */
 function bruteForce(
   products: Array<Listed & { text: string }>,
   search: string,
 ): Array<Listed & { text: string }> {
-  const words: string[] = search.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
-  return products.filter((product) => {
-    const own: string[] = product.text.toLowerCase().match(/[a-z0-9_]+/g) ?? [];
-    return words.every((word, i) =>
-      i === words.length - 1 ? own.some((w) => w.startsWith(word)) : own.includes(word),
-    );
-  });
+  return products.filter((product) => tiersFor(product.text, search) !== null);
 }
 
 /**
@@ -135,6 +187,12 @@ describe('search plans, capped totals and the word index', () => {
     'zorblat item6',
     'vimsy quenth',
     'other plain z',
+    'lantern',
+    'lantren zorblat',
+    'lanterns quenth',
+    'zorblat lantrn',
+    'quenth lanternz',
+    'vimmel lantern',
   ];
   const FILTERS = ['', '&min_price=20&max_price=70', '&in_stock=true', '&category_id=2'];
   const SORTS: Array<[string, (a: Listed, b: Listed) => number]> = [
@@ -172,6 +230,9 @@ describe('search plans, capped totals and the word index', () => {
             query,
             ids: expected.map((p) => p.id).sort((a, b) => a - b),
           });
+          // Better matches first: the word above a typo, one typo above two, a typo above a stem.
+          const tiers = all.data.map((p) => tiersFor(products.find((q) => q.id === p.id)!.text, search)!);
+          expect({ query, tiers }).toEqual({ query, tiers: [...tiers].sort((a, b) => b - a) });
           const paged: number[] = [];
           for (let page = 1; (page - 1) * 7 < Math.min(TOTAL_LIMIT, expected.length); page++) {
             const body = await list(app, `${query}&page_size=7&page=${page}`);

@@ -14,6 +14,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { randomBytes } from 'node:crypto';
+import { algorithms as stemmerLanguages } from 'snowball-stemmers';
 import { isAbsolute, resolve } from 'node:path';
 import { TAX_CLASS_MAX_LENGTH, TAX_CLASS_PATTERN } from '../common/tax-class.js';
 import { DETECTABLE_TYPES } from '../upload/file-type.js';
@@ -116,6 +117,10 @@ export interface AppConfig {
     rankLimit: number;
     /** Bound on each statement of a search. */
     timeoutMs: number;
+    /** Whether a search's words also match words one or two typos away. */
+    typos: boolean;
+    /** The Snowball stemmer of the shop's language: a search's words also match the words of their stem. */
+    language: string;
   };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
@@ -557,6 +562,13 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 3_600_000)
   SEARCH_TIMEOUT_MS = 2_000;
 
+  @BooleanVariable()
+  SEARCH_TYPOS = true;
+
+  @Transform(({ value }) => String(value).toLowerCase())
+  @IsIn(stemmerLanguages(), { message: `$property must be one of ${stemmerLanguages().join(', ')}` })
+  SEARCH_LANGUAGE = 'english';
+
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
@@ -875,6 +887,8 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       totalLimit: variables.SEARCH_TOTAL_LIMIT,
       rankLimit: variables.SEARCH_RANK_LIMIT,
       timeoutMs: variables.SEARCH_TIMEOUT_MS,
+      typos: variables.SEARCH_TYPOS,
+      language: variables.SEARCH_LANGUAGE,
     },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,

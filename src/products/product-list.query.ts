@@ -25,9 +25,11 @@ import {
   searchTerms,
   type SearchSql,
   type SearchTerm,
+  termKey,
   termPostings,
   wordsCountSql,
 } from './product-search.js';
+import { SearchDictionary } from './search-dictionary.js';
 
 /** What a product list filters on; `search` is already split into normalized words (normalizedWords). */
 export interface ProductListFilter {
@@ -147,6 +149,7 @@ export class ProductListQuery {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly sqliteReader: SqliteReader,
+    private readonly dictionary: SearchDictionary,
   ) {
     this.mysql = dataSource.options.type === 'mysql';
     this.search = config.search;
@@ -180,7 +183,11 @@ export class ProductListQuery {
 
   async page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage> {
     const relevance = request.sort === 'relevance';
-    const sql = await this.filterSql(filter, relevance ? 'relevance' : 'sorted');
+    const sql = await this.filterSql(
+      filter,
+      relevance ? 'relevance' : 'sorted',
+      request.offset + request.limit + 1,
+    );
     const descending = relevance || request.sort.startsWith('-');
     const field = relevance ? 'relevance' : request.sort.replace(/^-/, '');
     const direction = descending ? 'DESC' : 'ASC';
@@ -283,7 +290,7 @@ export class ProductListQuery {
     const words = filter.searchWords ?? [];
     if (words.length > 0 && onlyVisibility(filter)) {
       // Only the visibility besides the words: counted in the word index (the rank band of active products).
-      const terms = searchTerms(words);
+      const terms = await this.dictionary.withVariants(searchTerms(words));
       const counts = await this.termPostings(filter, terms);
       const cap = this.search.totalLimit + 1;
       const plan = searchPlan(counts, this.search.rankLimit, { relevance: true, fewProducts: false });
@@ -308,8 +315,11 @@ export class ProductListQuery {
     return Number(rows[0].n);
   }
 
-  /** The filter's SQL for a page in relevance order, a page in another order, or a count. */
-  private async filterSql(filter: ProductListFilter, use: SearchUse): Promise<FilterSql> {
+  /**
+   * The filter's SQL for a page in relevance order, a page in another order, or a count; `pageRows` is how many
+   * rows a page needs (offset + limit + 1).
+   */
+  private async filterSql(filter: ProductListFilter, use: SearchUse, pageRows = 0): Promise<FilterSql> {
     const sql: FilterSql = {
       with: '',
       withParams: [],
@@ -354,7 +364,7 @@ export class ProductListQuery {
     }
     if (filter.searchWords !== undefined) {
       if (filter.searchWords.length === 0) sql.where.push('1 = 0');
-      else await this.addSearch(sql, filter, use);
+      else await this.addSearch(sql, filter, use, pageRows);
     }
     return sql;
   }
@@ -363,8 +373,13 @@ export class ProductListQuery {
    * The search's plan from its terms' postings (counted as termPostings says) and its SQL added to the
    * filter's. A count walks postings like a relevance page: the products plan would walk every product.
    */
-  private async addSearch(sql: FilterSql, filter: ProductListFilter, use: SearchUse): Promise<void> {
-    const terms = searchTerms(filter.searchWords!);
+  private async addSearch(
+    sql: FilterSql,
+    filter: ProductListFilter,
+    use: SearchUse,
+    pageRows: number,
+  ): Promise<void> {
+    const terms = await this.dictionary.withVariants(searchTerms(filter.searchWords!));
     const counts = await this.termPostings(filter, terms);
     const fewProducts = filter.ids !== undefined || filter.slug !== undefined;
     const plan = searchPlan(counts, this.search.rankLimit, { relevance: use !== 'sorted', fewProducts });
@@ -374,11 +389,16 @@ export class ProductListQuery {
       score,
       active: filter.active,
       wordsOnly: onlyVisibility(filter),
+      page: score ? { rows: pageRows, where: sql.where, params: sql.params } : undefined,
     });
     sql.from = search.productsFirst ? `products p${search.from}` : search.from;
     sql.fromParams = search.fromParams;
-    // Reading no product row, the filter's conditions (the visibility only) are in the rank band.
-    if (search.wordsOnly) sql.where = [];
+    // Reading no product row, the filter's conditions are in the rank band (the visibility) or in the search's
+    // own statements.
+    if (search.wordsOnly) {
+      sql.where = [];
+      sql.params = [];
+    }
     sql.where.push(...search.where);
     sql.params.push(...search.whereParams);
     sql.id = search.id;
@@ -393,7 +413,7 @@ export class ProductListQuery {
   }
 
   private async postingsCount(filter: ProductListFilter, term: SearchTerm, cap: number): Promise<number> {
-    const key = `${cap}${term.prefix ? '*' : '='}${term.word}`;
+    const key = `${cap}${termKey(term)}`;
     const now = Date.now();
     const known = this.postingCounts.get(key);
     if (known !== undefined && now - known.countedAt < POSTINGS_COUNT_TTL_MS) return known.count;

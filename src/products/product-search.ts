@@ -22,13 +22,41 @@
  *   full.
  */
 
+import { placeholders } from '../database/raw-query.js';
 import { INACTIVE_RANK, WORD_WEIGHT_MAX } from './product-words.js';
 
-/** One word of a search, normalized (normalizedWords); the last one matches as a prefix. */
+/**
+ * How well an indexed word matches a term, best first: the word itself (or, for the last word, a word it begins),
+ * one typo, two typos, the same stem, a synonym. A product's relevance adds its best match per term as
+ * tier × TIER_STEP + weight, so that fewer or lighter differences always rank above more, whatever the weights.
+ */
+export const MATCH_TIER = { exact: 5, oneTypo: 4, twoTypos: 3, stem: 2, synonym: 1 } as const;
+/** Above the most a search's weights can add (SEARCH_MAX_WORDS × WORD_WEIGHT_MAX = 800). */
+const TIER_STEP = 1000;
+
+/** One indexed word (or, with `prefix`, every word it begins) a term matches, and how well (MATCH_TIER). */
+export interface TermVariant {
+  word: string;
+  prefix: boolean;
+  tier: number;
+}
+
+/**
+ * One word of a search, normalized (normalizedWords); the last one matches as a prefix. `variants` are the
+ * indexed words it matches: itself first, then its typos, stems and synonyms (SearchDictionary), best tier first.
+ */
 export interface SearchTerm {
   word: string;
   prefix: boolean;
+  variants: TermVariant[];
 }
+
+/** Whether a term can match several words of one product (a prefix, or variants): its postings need grouping. */
+const matchesSeveral = (term: SearchTerm) => term.prefix || term.variants.length > 1;
+
+/** A term's identity for remembered counts: its variants. */
+export const termKey = (term: SearchTerm) =>
+  term.variants.map((v) => `${v.prefix ? '*' : '='}${v.word}`).join('\u0000');
 
 export type SearchPlan = 'ranked' | 'merged' | 'postings' | 'products';
 
@@ -53,16 +81,52 @@ export function searchTerms(words: string[]): SearchTerm[] {
   const terms: SearchTerm[] = [];
   words.forEach((word, i) => {
     const prefix = i === words.length - 1;
-    if (!terms.some((term) => term.word === word && term.prefix === prefix)) terms.push({ word, prefix });
+    if (!terms.some((term) => term.word === word && term.prefix === prefix)) {
+      terms.push({ word, prefix, variants: [{ word, prefix, tier: MATCH_TIER.exact }] });
+    }
   });
   return terms;
 }
 
+/** The condition on `alias.word` that postings of any of `variants` meet, and its parameters. */
+function variantsCondition(alias: string, variants: TermVariant[]): { sql: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  const words = variants.filter((v) => !v.prefix).map((v) => v.word);
+  if (words.length === 1) parts.push(`${alias}.word = ?`);
+  if (words.length > 1) parts.push(`${alias}.word IN (${placeholders(words.length)})`);
+  params.push(...words);
+  for (const variant of variants.filter((v) => v.prefix)) {
+    parts.push(`${alias}.word >= ? AND ${alias}.word < ?`);
+    params.push(variant.word, variant.word + PREFIX_END);
+  }
+  return {
+    sql: parts.length === 1 ? parts[0] : `(${parts.map((part) => `(${part})`).join(' OR ')})`,
+    params,
+  };
+}
+
 /** The condition on `alias.word` that a term's postings meet, and its parameters. */
-function termCondition(alias: string, term: SearchTerm): { sql: string; params: string[] } {
-  return term.prefix
-    ? { sql: `${alias}.word >= ? AND ${alias}.word < ?`, params: [term.word, term.word + PREFIX_END] }
-    : { sql: `${alias}.word = ?`, params: [term.word] };
+const termCondition = (alias: string, term: SearchTerm) => variantsCondition(alias, term.variants);
+
+/**
+ * A posting's part of the relevance for its term: its weight, plus its variant's tier × TIER_STEP when the term
+ * has variants of several tiers (a term of one tier adds the same to every product).
+ */
+function postingScore(alias: string, term: SearchTerm): { sql: string; params: string[] } {
+  const weight = weightFromRank(alias);
+  const tiers = tiersOf(term);
+  if (tiers.length === 1) return { sql: weight, params: [] };
+  const params: string[] = [];
+  const branches = tiers.slice(0, -1).map((tier) => {
+    const condition = variantsCondition(
+      alias,
+      term.variants.filter((v) => v.tier === tier),
+    );
+    params.push(...condition.params);
+    return `WHEN ${condition.sql} THEN ${tier * TIER_STEP}`;
+  });
+  return { sql: `(CASE ${branches.join(' ')} ELSE ${tiers.at(-1)! * TIER_STEP} END + ${weight})`, params };
 }
 
 /**
@@ -109,16 +173,18 @@ function mergedPostings(
   const conditions = terms.map((term) => termCondition('g', term));
   const params = conditions.flatMap((condition) => condition.params);
   const band = active === undefined ? '' : ` AND g.\`rank\` ${active ? '<' : '>='} ${INACTIVE_RANK}`;
+  const scores = terms.map((term) => postingScore('g', term));
   const weight = conditions
-    .map((c) => `MAX(CASE WHEN ${c.sql} THEN ${weightFromRank('g')} ELSE 0 END)`)
+    .map((c, i) => `MAX(CASE WHEN ${c.sql} THEN ${scores[i].sql} ELSE 0 END)`)
     .join(' + ');
+  const weightParams = conditions.flatMap((c, i) => [...c.params, ...scores[i].params]);
   const any = conditions.map((c) => `(${c.sql})`).join(' OR ');
   const every = conditions.map((c) => `SUM(CASE WHEN ${c.sql} THEN 1 ELSE 0 END) > 0`).join(' AND ');
   return {
     sql:
       `(SELECT g.product_id, ${weight} AS weight FROM product_words g WHERE (${any})${band} ` +
       `GROUP BY g.product_id HAVING ${every}) d`,
-    params: [...params, ...params, ...params],
+    params: [...weightParams, ...params, ...params],
   };
 }
 
@@ -148,7 +214,7 @@ export function wordsCountSql(
     if (i === driver) return;
     const alias = `w${i}`;
     const check = termCondition(alias, term);
-    if (term.prefix) {
+    if (matchesSeveral(term)) {
       where.push(
         `(SELECT 1 FROM product_words ${alias} WHERE ${alias}.product_id = d.product_id AND ${check.sql} LIMIT 1) IS NOT NULL`,
       );
@@ -163,13 +229,13 @@ export function wordsCountSql(
   const postings = `(SELECT COUNT(*) FROM (SELECT 1 ${matches}) postings)`;
   // An exact word has one posting per product; so has a prefix that only one word has (its first and last word
   // in the index are the same, two index dives), which spares the DISTINCT's temporary table.
-  if (!terms[driver].prefix) return { sql: `SELECT ${postings} AS n`, params };
+  if (!matchesSeveral(terms[driver])) return { sql: `SELECT ${postings} AS n`, params };
+  const distinct = `(SELECT COUNT(*) FROM (SELECT DISTINCT d.product_id ${matches}) products)`;
+  if (terms[driver].variants.length > 1) return { sql: `SELECT ${distinct} AS n`, params };
   const range = termCondition('x', terms[driver]);
   const edge = (fn: string) => `(SELECT ${fn}(x.word) FROM product_words x WHERE ${range.sql})`;
   return {
-    sql:
-      `SELECT CASE WHEN ${edge('MIN')} = ${edge('MAX')} THEN ${postings} ` +
-      `ELSE (SELECT COUNT(*) FROM (SELECT DISTINCT d.product_id ${matches}) products) END AS n`,
+    sql: `SELECT CASE WHEN ${edge('MIN')} = ${edge('MAX')} THEN ${postings} ELSE ${distinct} END AS n`,
     params: [...range.params, ...range.params, ...params, ...params],
   };
 }
@@ -194,8 +260,8 @@ export function driverOf(terms: SearchTerm[], counts: number[]): number {
     const better =
       counts[i] !== counts[best]
         ? counts[i] < counts[best]
-        : a.prefix !== b.prefix
-          ? !a.prefix
+        : matchesSeveral(a) !== matchesSeveral(b)
+          ? !matchesSeveral(a)
           : [...a.word].length > [...b.word].length;
     if (better) best = i;
   }
@@ -242,8 +308,18 @@ export function searchSql(
   terms: SearchTerm[],
   plan: SearchPlan,
   driver: number,
-  options: { mysql: boolean; score: boolean; active?: boolean; wordsOnly?: boolean },
+  options: {
+    mysql: boolean;
+    score: boolean;
+    active?: boolean;
+    wordsOnly?: boolean;
+    /** A page in relevance order: the rows it needs (offset + limit + 1) and the filter's conditions on `p`. */
+    page?: { rows: number; where: string[]; params: unknown[] };
+  },
 ): SearchSql {
+  if (plan === 'postings' && options.page !== undefined && tiersOf(terms[driver]).length > 1) {
+    return tieredPostings(terms, driver, { ...options, page: options.page });
+  }
   // A search in relevance order that only visibility filters reads no product row (the rank band is the
   // visibility, deleted products have no words): its postings walk, or its ranking by the words' weights.
   const wordsOnly =
@@ -276,27 +352,35 @@ export function searchSql(
   if (plan !== 'products') {
     const term = terms[driver];
     const condition = driverCondition(term, options.active);
-    if (plan === 'ranked' && term.prefix) {
+    if (plan === 'ranked' && matchesSeveral(term)) {
       // At most rankLimit postings: grouped to one row per product, its best word's weight.
+      const score = postingScore('d', term);
       sql.from =
-        `(SELECT d.product_id, MAX(${weightFromRank('d')}) AS weight FROM product_words d WHERE ${condition.sql} ` +
+        `(SELECT d.product_id, MAX(${score.sql}) AS weight FROM product_words d WHERE ${condition.sql} ` +
         `GROUP BY d.product_id) d${wordsOnly ? '' : ` ${join} products p ON p.id = d.product_id`}`;
-      sql.fromParams.push(...condition.params);
+      sql.fromParams.push(...score.params, ...condition.params);
     } else {
       sql.from = wordsOnly ? 'product_words d' : `product_words d ${join} products p ON p.id = d.product_id`;
       sql.where.push(condition.sql);
       sql.whereParams.push(...condition.params);
-      if (term.prefix) {
+      if (term.prefix && term.variants.length === 1) {
         // One row per product: the posting of its first word (in word order) with the prefix.
         sql.where.push(
           'NOT EXISTS (SELECT 1 FROM product_words e WHERE e.product_id = d.product_id AND e.word >= ? AND e.word < d.word)',
         );
         sql.whereParams.push(term.word);
+      } else if (matchesSeveral(term)) {
+        // One row per product: the posting of its first word (in word order) the term matches.
+        const earlier = termCondition('e', term);
+        sql.where.push(
+          `NOT EXISTS (SELECT 1 FROM product_words e WHERE e.product_id = d.product_id AND ${earlier.sql} AND e.word < d.word)`,
+        );
+        sql.whereParams.push(...earlier.params);
       }
     }
-    scores.push(plan === 'ranked' && term.prefix ? 'd.weight' : weightFromRank('d'));
+    scores.push(plan === 'ranked' && matchesSeveral(term) ? 'd.weight' : weightFromRank('d'));
     if (plan === 'postings') {
-      sql.postingsOrder = term.prefix
+      sql.postingsOrder = matchesSeveral(term)
         ? {
             inner: 'd.word, d.`rank`, d.product_id',
             columns: 'd.word AS w, d.`rank` AS r',
@@ -309,7 +393,7 @@ export function searchSql(
     if (plan !== 'products' && i === driver) return;
     const alias = `w${i}`;
     const condition = termCondition(alias, term);
-    if (!term.prefix) {
+    if (!matchesSeveral(term)) {
       // One row at most (primary key): a join is the lookup and carries the weight.
       sql.from += ` ${join} product_words ${alias} ON ${alias}.product_id = ${product} AND ${condition.sql}`;
       sql.fromParams.push(...condition.params);
@@ -322,8 +406,9 @@ export function searchSql(
     sql.where.push(`(SELECT 1 ${lookup} LIMIT 1) IS NOT NULL`);
     sql.whereParams.push(...condition.params);
     if (scoring) {
-      scores.push(`(SELECT MAX(${alias}.weight) ${lookup})`);
-      sql.scoreParams.push(...condition.params);
+      const score = postingScore(alias, term);
+      scores.push(`(SELECT MAX(${score.sql}) ${lookup})`);
+      sql.scoreParams.push(...score.params, ...condition.params);
     }
   });
   if (scoring) sql.score = scores.join(' + ');
@@ -331,4 +416,67 @@ export function searchSql(
   // derived table).
   if (wordsOnly && sql.where.length === 0) sql.where.push('1 = 1');
   return sql;
+}
+
+const tiersOf = (term: SearchTerm) => [...new Set(term.variants.map((v) => v.tier))].sort((a, b) => b - a);
+
+/**
+ * The postings plan of a driver whose variants have several tiers: the index order of one tier's postings says
+ * nothing of another's, and sorting every posting by tier would read them all. So each tier's postings are walked
+ * on their own in index order, without the products a better tier matches, up to the rows the page needs; the
+ * page is taken from those walks, best tier first. The filter's conditions go into every walk.
+ */
+function tieredPostings(
+  terms: SearchTerm[],
+  driver: number,
+  options: {
+    mysql: boolean;
+    active?: boolean;
+    wordsOnly?: boolean;
+    page: { rows: number; where: string[]; params: unknown[] };
+  },
+): SearchSql {
+  const term = terms[driver];
+  const params: unknown[] = [];
+  const walks = tiersOf(term).map((tier, i) => {
+    const tierTerms = terms.map((t, j) =>
+      j === driver ? { ...t, variants: t.variants.filter((v) => v.tier === tier) } : t,
+    );
+    const walk = searchSql(tierTerms, 'postings', driver, { ...options, score: false, page: undefined });
+    const where = [...walk.where];
+    params.push(...walk.fromParams, ...walk.whereParams);
+    const better = term.variants.filter((v) => v.tier > tier);
+    if (better.length > 0) {
+      const condition = variantsCondition('x', better);
+      where.push(
+        `NOT EXISTS (SELECT 1 FROM product_words x WHERE x.product_id = d.product_id AND ${condition.sql})`,
+      );
+      params.push(...condition.params);
+    }
+    if (!walk.wordsOnly) {
+      where.push(...options.page.where);
+      params.push(...options.page.params);
+    }
+    params.push(options.page.rows);
+    return (
+      `SELECT * FROM (SELECT d.product_id, ${tier} AS tier, d.word AS w, d.\`rank\` AS r FROM ${walk.from} ` +
+      `WHERE ${where.join(' AND ')} ORDER BY ${walk.postingsOrder!.inner} LIMIT ?) t${i}`
+    );
+  });
+  return {
+    id: 'd.product_id',
+    wordsOnly: true,
+    from: `(${walks.join(' UNION ALL ')}) d`,
+    fromParams: params,
+    productsFirst: false,
+    where: ['1 = 1'],
+    whereParams: [],
+    score: '0',
+    scoreParams: [],
+    postingsOrder: {
+      inner: 'd.tier DESC, d.w, d.r, d.product_id',
+      columns: 'd.tier AS t, d.w AS w, d.r AS r',
+      outer: 'page.t DESC, page.w, page.r, page.id',
+    },
+  };
 }

@@ -27,10 +27,38 @@ export function searchWords(text: string): string[] {
  * lower case, split by searchWords, each cut to WORD_MAX_LENGTH characters. Every length counts (no stopwords).
  */
 export function normalizedWords(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-  return searchWords(folded).map((word) =>
-    word.length <= WORD_MAX_LENGTH ? word : [...word].slice(0, WORD_MAX_LENGTH).join(''),
-  );
+  return searchWords(fold(text)).map(cut);
+}
+
+/** Words joined by a hyphen or an apostrophe (`t-shirt`, `men's`): also indexed, and searched, as one word. */
+const COMPOUND = /[\p{L}\p{M}\p{N}_]+(?:['\u2019\u2010\u2011-][\p{L}\p{M}\p{N}_]+)+/gu;
+
+const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+const cut = (word: string) =>
+  word.length <= WORD_MAX_LENGTH ? word : [...word].slice(0, WORD_MAX_LENGTH).join('');
+
+/** The compounds of a text (COMPOUND), normalized as normalizedWords does, their parts joined: `tshirt`. */
+function compoundWords(text: string): string[] {
+  return (fold(text).match(COMPOUND) ?? []).map((compound) => cut(searchWords(compound).join('')));
+}
+
+/**
+ * The words of a search as they are looked up: normalizedWords, except that a compound (`t-shirt`) is one word,
+ * its parts joined (`tshirt`), which products are also indexed by.
+ */
+export function searchQueryWords(text: string): string[] {
+  const folded = fold(text);
+  const words: string[] = [];
+  for (const match of folded.matchAll(new RegExp(`${COMPOUND.source}|[\\p{L}\\p{M}\\p{N}_]+`, 'gu'))) {
+    words.push(cut(searchWords(match[0]).join('')));
+  }
+  return words;
+}
+
+/** The word a text is as one search word (searchQueryWords), or null when it is none or several. */
+export function singleSearchWord(text: string): string | null {
+  const words = searchQueryWords(text);
+  return words.length === 1 ? words[0] : null;
 }
 
 export interface SearchableText {
@@ -57,7 +85,7 @@ export function productWordWeights({
   const weights = new Map<string, number>();
   const add = (text: string | null, weight: number) => {
     if (text === null) return;
-    for (const word of normalizedWords(text)) {
+    for (const word of [...normalizedWords(text), ...compoundWords(text)]) {
       weights.set(word, Math.min(WORD_WEIGHT_MAX, (weights.get(word) ?? 0) + weight));
     }
   };
@@ -98,6 +126,32 @@ export async function insertProductWords(
   }
 }
 
+/**
+ * Whether a word joins the search's dictionary (search_words), whose words a search's words may be typos or
+ * stems of: letters only. Words with digits (sizes, model numbers, SKUs) match as written: one digit off is
+ * another product, not a typo.
+ */
+export const isDictionaryWord = (word: string) => /^\p{L}+$/u.test(word);
+
+let dictionaryWrites = 0;
+/** How many times this process has written dictionary words: the search reads the new ones when it changes. */
+export const dictionaryWriteCount = () => dictionaryWrites;
+
+/** Adds the dictionary words among `words` to search_words (those already there are left). */
+export async function insertDictionaryWords(manager: EntityManager, words: Iterable<string>): Promise<void> {
+  const fresh = [...new Set(words)].filter(isDictionaryWord).sort();
+  if (fresh.length === 0) return;
+  const insert = manager.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+  for (let start = 0; start < fresh.length; start += INSERT_BATCH) {
+    const batch = fresh.slice(start, start + INSERT_BATCH);
+    await manager.query(
+      `${insert} INTO search_words (word) VALUES ${new Array<string>(batch.length).fill('(?)').join(', ')}`,
+      batch,
+    );
+  }
+  dictionaryWrites++;
+}
+
 const SEARCHABLE_TEXT =
   'SELECT name, description, search_text, is_active FROM products WHERE id = ? AND deleted_at IS NULL';
 const DELETE_PRODUCT_WORDS = 'DELETE FROM product_words WHERE product_id = ?';
@@ -119,13 +173,15 @@ export async function writeProductWords(manager: EntityManager, productId: numbe
   }> = await manager.query(mysql ? `${SEARCHABLE_TEXT} FOR UPDATE` : SEARCHABLE_TEXT, [productId]);
   await manager.query(DELETE_PRODUCT_WORDS, [productId]);
   if (row === undefined) return;
-  await insertProductWords(
+  const rows = productWordRows(productId, {
+    name: row.name,
+    description: row.description,
+    searchText: row.search_text,
+    active: Boolean(row.is_active),
+  });
+  await insertProductWords(manager, rows);
+  await insertDictionaryWords(
     manager,
-    productWordRows(productId, {
-      name: row.name,
-      description: row.description,
-      searchText: row.search_text,
-      active: Boolean(row.is_active),
-    }),
+    rows.map(([, word]) => word),
   );
 }

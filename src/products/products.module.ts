@@ -12,6 +12,7 @@ import { ProductVariants } from './product-variants.service.js';
 import { ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
+import { SearchDictionary } from './search-dictionary.js';
 import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
 @Module({
@@ -31,6 +32,7 @@ import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
     ProductVariants,
     SearchSlots,
     SearchSlotInterceptor,
+    SearchDictionary,
   ],
   exports: [ProductCatalog],
 })

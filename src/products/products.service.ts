@@ -42,7 +42,7 @@ import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWordsProblem } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
-import { normalizedWords, writeProductWords } from './product-words.js';
+import { searchQueryWords, writeProductWords } from './product-words.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
   DELETE_IMAGES,
@@ -230,7 +230,7 @@ export class ProductsService implements ProductCatalog {
     }
     const after =
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, sort, CURSOR_VALUE[sort]);
-    const words = searching ? normalizedWords(query.search as string) : undefined;
+    const words = searching ? searchQueryWords(query.search as string) : undefined;
     const problem = words === undefined ? null : searchWordsProblem(words);
     if (problem !== null) throw fieldError('search', problem.rule, problem.message);
     const region = await this.regionOf(query.region_id);

@@ -29,6 +29,7 @@ import { CreateCustomerGroups1763803000000 } from './1763803000000-create-custom
 import { CreatePriceLists1763803100000 } from './1763803100000-create-price-lists.js';
 import { CreatePromotions1763803200000 } from './1763803200000-create-promotions.js';
 import { AddDraftOrders1763803800000 } from './1763803800000-add-draft-orders.js';
+import { CreateSearchWords1763804100000 } from './1763804100000-create-search-words.js';
 import { CreateGiftCards1763803300000 } from './1763803300000-create-gift-cards.js';
 import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by-email.js';
 import { CreateFulfilments1763803500000 } from './1763803500000-create-fulfilments.js';
@@ -71,4 +72,5 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateReturns1763803600000,
   RecordOrderHistory1763803700000,
   AddDraftOrders1763803800000,
+  CreateSearchWords1763804100000,
 ];

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
+import { createProduct } from './support/products.js';
+import { startTestApp } from './support/test-app.js';
+
+interface ListBody {
+  data: Array<{ id: number; name: string }>;
+  meta: { total: number };
+}
+
+/** A catalogue of named products in its own app; `search` answers the names found, in the order answered. */
+async function catalogue(env: Record<string, string>, names: string[]) {
+  const t = await startTestApp({ ...ADMIN_ENV, ...env });
+  const admin: Account = await loginAdmin(t);
+  const customer = await createAccount(t);
+  for (const name of names) {
+    await createProduct(t, admin.token, { name, description: 'Furniture' });
+  }
+  const search = async (text: string): Promise<string[]> => {
+    const res = await request(t.url)
+      .get(`/api/v1/products?search=${encodeURIComponent(text)}&page_size=50`)
+      .auth(customer.token, { type: 'bearer' });
+    expect({ status: res.status, code: (res.body as { code: number }).code }).toEqual({
+      status: 200,
+      code: 200,
+    });
+    return (res.body as ListBody).data.map((p) => p.name);
+  };
+  return { t, admin, search };
+}
+
+describe('search typos: one from 5 letters, two from 9, exact first', () => {
+  let c: Awaited<ReturnType<typeof catalogue>>;
+
+  beforeAll(async () => {
+    c = await catalogue({}, [
+      'Sofa',
+      'Table',
+      'Carpet',
+      'Rug',
+      'Blanket',
+      'Cupboard',
+      'Bookshelf',
+      'Tablecloth',
+      'Candlestick',
+      'Candle',
+      'Cnadle cnadle',
+      'Candling',
+      'Boakshelz',
+      'T-Shirt',
+      'Men’s tee 42',
+    ]);
+  });
+
+  afterAll(async () => {
+    await c.t.close();
+  });
+
+  // A whole word (not the last one, which is a prefix): `furniture` follows it, and every product has it.
+  const whole = (word: string) => c.search(`${word} furniture`);
+
+  it.each([
+    ['replace', 'sofx', []],
+    ['swap', 'sfoa', []],
+    ['delete', 'tabe', []],
+    ['insert', 'ruug', []],
+  ])('at 4 letters a %s typo finds nothing (%s)', async (_kind, word, found) => {
+    expect(await whole(word)).toEqual(found);
+  });
+
+  it.each([
+    ['replace', 'tablx', ['Table']],
+    ['swap', 'tbale', ['Table']],
+    ['delete', 'carpt', ['Carpet']],
+    ['insert', 'sofaa', ['Sofa']],
+  ])('at 5 letters one %s typo is found (%s)', async (_kind, word, found) => {
+    expect(await whole(word)).toEqual(found);
+  });
+
+  it.each([
+    ['replace', 'cupboarx', 'cupbxarx', ['Cupboard']],
+    ['swap', 'cupbaord', 'ucpbaord', ['Cupboard']],
+    ['delete', 'bookshlf', 'tablcoth', ['Bookshelf']],
+    ['insert', 'blankeet', 'carrpett', ['Blanket']],
+  ])('at 8 letters one %s typo is found (%s), two are not (%s)', async (_kind, one, two, found) => {
+    expect(await whole(one)).toEqual(found);
+    expect(await whole(two)).toEqual([]);
+  });
+
+  it.each([
+    ['replace', 'bookshexx', ['Bookshelf']],
+    ['swap', 'obokshlef', ['Bookshelf']],
+    ['delete', 'candlstik', ['Candlestick']],
+    ['insert', 'bllankett', ['Blanket']],
+  ])('at 9 letters two %s typos are found (%s)', async (_kind, word, found) => {
+    expect(await whole(word)).toEqual(found);
+  });
+
+  it('at 9 letters three typos find nothing', async () => {
+    expect(await whole('bxxkshexf')).toEqual([]);
+  });
+
+  it('the last word, a prefix, tolerates one typo from 5 letters', async () => {
+    expect(await c.search('cupbx')).toEqual(['Cupboard']);
+    // `booksh` and `boaksh` are each one letter more than `boksh`.
+    expect(await c.search('boksh')).toEqual(['Bookshelf', 'Boakshelz']);
+    expect(await c.search('cupx')).toEqual([]);
+    expect(await c.search('cupbxarx')).toEqual([]);
+  });
+
+  it('ranks the exact word above a typo (even a heavier one) above a stem', async () => {
+    expect(await whole('candle')).toEqual(['Candle', 'Cnadle cnadle', 'Candling']);
+  });
+
+  it('ranks one typo above two', async () => {
+    expect(await whole('bookshelx')).toEqual(['Bookshelf', 'Boakshelz']);
+  });
+
+  it('a hyphenated word is searched as one word, and found as its parts too', async () => {
+    expect(await c.search('t-shirt')).toEqual(['T-Shirt']);
+    expect(await c.search('tshirt')).toEqual(['T-Shirt']);
+    expect(await c.search('shirt')).toEqual(['T-Shirt']);
+    expect(await c.search('mens tee')).toEqual(['Men’s tee 42']);
+  });
+
+  it('keeps the dictionary of letter words in search_words; words with digits are not in it', async () => {
+    const rows: Array<{ word: string }> = await c.t.dataSource.query(
+      "SELECT word FROM search_words WHERE word IN ('cupboard', 'tshirt', 'mens', 'furniture', '42') ORDER BY word",
+    );
+    expect(rows.map((r) => r.word)).toEqual(['cupboard', 'furniture', 'mens', 'tshirt']);
+  });
+
+  it('a new word is found with a typo by the next search', async () => {
+    await createProduct(c.t, c.admin.token, { name: 'Ottoman', description: 'Furniture' });
+    expect(await whole('otoman')).toEqual(['Ottoman']);
+  });
+});
+
+describe('search stems and SEARCH_TYPOS=false', () => {
+  it('english: a plural finds the singular, ranked below the word itself; typos are off', async () => {
+    const c = await catalogue({ SEARCH_TYPOS: 'false' }, ['Desk lamp', 'Lamps set', 'Running shoe', 'Table']);
+    try {
+      expect(await c.search('lamps')).toEqual(['Lamps set', 'Desk lamp']);
+      expect(await c.search('shoes')).toEqual(['Running shoe']);
+      expect(await c.search('tablx furniture')).toEqual([]);
+    } finally {
+      await c.t.close();
+    }
+  });
+
+  it('german: Lampen finds Lampe, Schuhe finds Schuh', async () => {
+    const c = await catalogue({ SEARCH_TYPOS: 'false', SEARCH_LANGUAGE: 'german' }, [
+      'Lampe aus Messing',
+      'Schuh',
+      'Tisch',
+    ]);
+    try {
+      expect(await c.search('Lampen')).toEqual(['Lampe aus Messing']);
+      expect(await c.search('Schuhe')).toEqual(['Schuh']);
+      expect(await c.search('Tische')).toEqual(['Tisch']);
+    } finally {
+      await c.t.close();
+    }
+  });
+});
