@@ -178,6 +178,7 @@ describe('loadConfig', () => {
       totalLimit: 10_000,
       rankLimit: 500,
       timeoutMs: 2_000,
+      synonymsPollMs: 5_000,
     });
     expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);
     expect(
@@ -188,6 +189,13 @@ describe('loadConfig', () => {
     });
     expect(problemsOf({ SEARCH_CONCURRENCY: '10' })).toBe(
       'Invalid configuration: SEARCH_CONCURRENCY must be less than DATABASE_POOL_SIZE (10)',
+    );
+  });
+
+  it("polls for other instances' synonym changes every SEARCH_SYNONYMS_POLL_MS, 10 ms to an hour", () => {
+    expect(loadConfig({ SEARCH_SYNONYMS_POLL_MS: '250' }).search.synonymsPollMs).toBe(250);
+    expect(problemsOf({ SEARCH_SYNONYMS_POLL_MS: '5' })).toBe(
+      'Invalid configuration: SEARCH_SYNONYMS_POLL_MS must be an integer from 10 to 3600000 (got "5")',
     );
   });
 

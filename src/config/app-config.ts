@@ -116,6 +116,8 @@ export interface AppConfig {
     rankLimit: number;
     /** Bound on each statement of a search. */
     timeoutMs: number;
+    /** How often an instance checks whether another one changed the search synonyms (then reloads them). */
+    synonymsPollMs: number;
   };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
@@ -557,6 +559,9 @@ export class EnvironmentVariables {
   @IntegerVariable(1, 3_600_000)
   SEARCH_TIMEOUT_MS = 2_000;
 
+  @IntegerVariable(10, 3_600_000)
+  SEARCH_SYNONYMS_POLL_MS = 5_000;
+
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
@@ -875,6 +880,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       totalLimit: variables.SEARCH_TOTAL_LIMIT,
       rankLimit: variables.SEARCH_RANK_LIMIT,
       timeoutMs: variables.SEARCH_TIMEOUT_MS,
+      synonymsPollMs: variables.SEARCH_SYNONYMS_POLL_MS,
     },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,
