@@ -14,7 +14,7 @@ export const publicSurface = {
   ],
   users: ['users.module', 'user-accounts', 'user-events', 'dto/user-response.dto'],
   categories: ['categories.module', 'category-directory', 'category-events'],
-  products: ['products.module', 'product-catalog', 'product-events'],
+  products: ['products.module', 'product-catalog', 'product-events', 'product-words'],
   orders: [
     'orders.module',
     'order-history',
@@ -51,6 +51,7 @@ export const publicSurface = {
     'dto/priced.dto',
     'dto/currency-price.dto',
   ],
+  search: ['search.module', 'search-synonyms'],
 };
 
 // Module and file names are kebab case: only `.` needs escaping (the rule compiles with the `u` flag).

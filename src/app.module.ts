@@ -40,6 +40,7 @@ import { GiftCardsModule } from './gift-cards/gift-cards.module.js';
 import { PromotionsModule } from './promotions/promotions.module.js';
 import { FulfilmentsModule } from './fulfilments/fulfilments.module.js';
 import { ReturnsModule } from './returns/returns.module.js';
+import { SearchModule } from './search/search.module.js';
 
 @Module({})
 export class AppModule {
@@ -81,6 +82,7 @@ export class AppModule {
         WebhooksModule,
         AddressesModule,
         ShippingOptionsModule,
+        SearchModule,
       ],
       providers: [
         // The general rate limit is a middleware (see createApp). Guards run in this order: the auth routes'

@@ -50,6 +50,8 @@ describe('search typos: one from 5 letters, two from 9, exact first', () => {
       'Boakshelz',
       'T-Shirt',
       'Men’s tee 42',
+      'Hoodie classic',
+      'Sweatshirt warm',
     ]);
   });
 
@@ -134,6 +136,45 @@ describe('search typos: one from 5 letters, two from 9, exact first', () => {
   it('a new word is found with a typo by the next search', async () => {
     await createProduct(c.t, c.admin.token, { name: 'Ottoman', description: 'Furniture' });
     expect(await whole('otoman')).toEqual(['Ottoman']);
+  });
+});
+
+describe('search synonyms', () => {
+  let c: Awaited<ReturnType<typeof catalogue>>;
+  const synonyms = () =>
+    request(c.t.url).post('/api/v1/search/synonyms').auth(c.admin.token, { type: 'bearer' });
+
+  beforeAll(async () => {
+    c = await catalogue({}, ['T-Shirt', 'Men’s tee 42', 'Hoodie classic', 'Sweatshirt warm', 'Jumper']);
+  });
+
+  afterAll(async () => {
+    await c.t.close();
+  });
+
+  it('match both ways, below the word itself, from the next search on; a deleted entry stops matching', async () => {
+    expect(await c.search('tee')).toEqual(['Men’s tee 42']);
+    const created = await synonyms().send({ words: ['tee', 'T-shirt'] });
+    expect(created.status).toBe(201);
+    expect(await c.search('tee')).toEqual(['Men’s tee 42', 'T-Shirt']);
+    expect(await c.search('t-shirt')).toEqual(['T-Shirt', 'Men’s tee 42']);
+    const id = (created.body as { data: { id: number } }).data.id;
+    await request(c.t.url)
+      .delete(`/api/v1/search/synonyms/${id}`)
+      .auth(c.admin.token, { type: 'bearer' })
+      .expect(200);
+    expect(await c.search('tee')).toEqual(['Men’s tee 42']);
+  });
+
+  it('one way: only a search for one_way_from matches the others', async () => {
+    const created = await synonyms().send({
+      words: ['hoodie', 'sweatshirt', 'jumper'],
+      one_way_from: 'hoodie',
+    });
+    expect(created.status).toBe(201);
+    expect(await c.search('hoodie')).toEqual(['Hoodie classic', 'Sweatshirt warm', 'Jumper']);
+    expect(await c.search('sweatshirt')).toEqual(['Sweatshirt warm']);
+    expect(await c.search('jumper')).toEqual(['Jumper']);
   });
 });
 

@@ -192,6 +192,14 @@ describe('timestamps keep milliseconds in every date column of every entity', ()
         .expect(201);
       return { id: res.body.data.id };
     },
+    search_synonyms: async () => {
+      const res = await request(t.url)
+        .post('/api/v1/search/synonyms')
+        .auth(admin.token, { type: 'bearer' })
+        .send({ words: ['tee', 't-shirt'] })
+        .expect(201);
+      return { id: res.body.data.id };
+    },
   };
 
   /** A paid order of one unit, shipped: its item, buyer and fulfilment. */

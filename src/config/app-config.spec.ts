@@ -178,7 +178,15 @@ describe('loadConfig', () => {
       totalLimit: 10_000,
       rankLimit: 500,
       timeoutMs: 2_000,
+      synonymsPollMs: 5_000,
+      typos: true,
+      language: 'english',
     });
+    expect(loadConfig({ SEARCH_TYPOS: 'false', SEARCH_LANGUAGE: 'German' }).search).toMatchObject({
+      typos: false,
+      language: 'german',
+    });
+    expect(problemsOf({ SEARCH_LANGUAGE: 'klingon' })).toContain('SEARCH_LANGUAGE must be one of');
     expect(loadConfig({ DATABASE_POOL_SIZE: '1' }).search.concurrency).toBe(1);
     expect(
       loadConfig({ DATABASE_POOL_SIZE: '20', SEARCH_CONCURRENCY: '19', SEARCH_QUEUE: '0' }).search,
@@ -188,6 +196,13 @@ describe('loadConfig', () => {
     });
     expect(problemsOf({ SEARCH_CONCURRENCY: '10' })).toBe(
       'Invalid configuration: SEARCH_CONCURRENCY must be less than DATABASE_POOL_SIZE (10)',
+    );
+  });
+
+  it("polls for other instances' synonym changes every SEARCH_SYNONYMS_POLL_MS, 10 ms to an hour", () => {
+    expect(loadConfig({ SEARCH_SYNONYMS_POLL_MS: '250' }).search.synonymsPollMs).toBe(250);
+    expect(problemsOf({ SEARCH_SYNONYMS_POLL_MS: '5' })).toBe(
+      'Invalid configuration: SEARCH_SYNONYMS_POLL_MS must be an integer from 10 to 3600000 (got "5")',
     );
   });
 

@@ -121,6 +121,9 @@ export interface AppConfig {
     typos: boolean;
     /** The Snowball stemmer of the shop's language: a search's words also match the words of their stem. */
     language: string;
+
+    /** How often an instance checks whether another one changed the search synonyms (then reloads them). */
+    synonymsPollMs: number;
   };
   orders: {
     /** Pending unpaid orders older than this are cancelled and their stock restored; 0 turns expiry off. */
@@ -569,6 +572,9 @@ export class EnvironmentVariables {
   @IsIn(stemmerLanguages(), { message: `$property must be one of ${stemmerLanguages().join(', ')}` })
   SEARCH_LANGUAGE = 'english';
 
+  @IntegerVariable(10, 3_600_000)
+  SEARCH_SYNONYMS_POLL_MS = 5_000;
+
   @DurationVariable({ allowZero: true })
   ORDER_PENDING_TTL = 86400;
 
@@ -889,6 +895,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
       timeoutMs: variables.SEARCH_TIMEOUT_MS,
       typos: variables.SEARCH_TYPOS,
       language: variables.SEARCH_LANGUAGE,
+      synonymsPollMs: variables.SEARCH_SYNONYMS_POLL_MS,
     },
     orders: {
       pendingTtlSeconds: variables.ORDER_PENDING_TTL,

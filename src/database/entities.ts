@@ -21,6 +21,7 @@ import { CustomerGroup, CustomerGroupMember } from '../customer-groups/customer-
 import { PriceList, PriceListCustomerGroup, PriceListPrice } from '../price-lists/price-list.entity.js';
 import { GiftCard } from '../gift-cards/gift-card.entity.js';
 import { CartDiscountCode, Promotion, PromotionUsage } from '../promotions/promotion.entity.js';
+import { SearchSynonym } from '../search/search-synonym.entity.js';
 
 // Every TypeORM entity of the service; each domain module adds its own here.
 export const entities: Array<new () => object> = [
@@ -59,4 +60,5 @@ export const entities: Array<new () => object> = [
   Return,
   ReturnItem,
   OrderNote,
+  SearchSynonym,
 ];

@@ -12,6 +12,7 @@ import { ProductVariants } from './product-variants.service.js';
 import { ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
+import { SearchModule } from '../search/search.module.js';
 import { SearchDictionary } from './search-dictionary.js';
 import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
 
@@ -22,6 +23,7 @@ import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
     CategoriesModule,
     RegionsModule,
     PriceListPricesModule,
+    SearchModule,
   ],
   controllers: [ProductsController, ProductVariantsController],
   providers: [

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
-import type { SearchTerm, TermVariant } from './product-search.js';
+import { SearchSynonyms } from '../search/search-synonyms.js';
+import { MATCH_TIER, type SearchTerm, type TermVariant } from './product-search.js';
 import { dictionaryWriteCount } from './product-words.js';
 import { WordDictionary } from './word-dictionary.js';
 
@@ -16,7 +17,7 @@ const MAX_REMEMBERED = 10_000;
 
 /**
  * The catalogue's dictionary (search_words) in memory, loaded at start, and the variants of a search's words
- * resolved from it once per distinct word: its typos and stems (WordDictionary). New words are read at most a
+ * resolved from it once per distinct word: its typos and stems (WordDictionary); and the admins' synonyms. New words are read at most a
  * second after another instance wrote them, and at this instance's next search after it wrote them; the
  * remembered variants are forgotten whenever words are added.
  */
@@ -33,6 +34,7 @@ export class SearchDictionary implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly synonyms: SearchSynonyms,
   ) {
     this.dictionary = new WordDictionary(config.search.language);
     this.typos = config.search.typos;
@@ -42,12 +44,23 @@ export class SearchDictionary implements OnModuleInit {
     await this.refresh();
   }
 
-  /** The terms with their variants: the word itself first, then its typos and stems. */
+  /**
+   * The terms with their variants: the word itself first, then its typos and stems, then its synonyms (read at
+   * every search: a change of the synonyms applies at once).
+   */
   async withVariants(terms: SearchTerm[]): Promise<SearchTerm[]> {
     if (Date.now() - this.refreshedAt >= REFRESH_MS || dictionaryWriteCount() !== this.seenWrites) {
       await this.refresh();
     }
-    return terms.map((term) => ({ ...term, variants: [...term.variants, ...this.variantsOf(term)] }));
+    return terms.map((term) => {
+      const variants = [...term.variants, ...this.variantsOf(term)];
+      for (const word of this.synonyms.synonymsOf(term.word)) {
+        if (!variants.some((v) => !v.prefix && v.word === word)) {
+          variants.push({ word, prefix: false, tier: MATCH_TIER.synonym });
+        }
+      }
+      return { ...term, variants };
+    });
   }
 
   private variantsOf(term: SearchTerm): TermVariant[] {
