@@ -261,6 +261,10 @@ async function hotRound(server, scenario, db, stock) {
   };
 }
 
+/** The i-th word of 5 letters or more (one typo from 5), and a word with its first two letters swapped. */
+const typoWord = (i) => SEARCH_WORDS.filter((word) => word.length >= 5)[i];
+const swapped = (word) => word[1] + word[0] + word.slice(2);
+
 /** The three servers must answer the benchmark's requests with the same bodies before they are compared. */
 async function checkEquivalence(servers, token, db) {
   const auth = { authorization: `Bearer ${token}` };
@@ -274,6 +278,16 @@ async function checkEquivalence(servers, token, db) {
     },
     { path: `/api/v1/products?search=${SEARCH_WORDS[2]}%20k&page_size=20`, headers: auth },
     { path: `/api/v1/products?search=${SEARCH_WORDS[3000]}&page_size=20`, headers: auth },
+    // Typos: a prefix with one (a swap), a whole word with one (a letter dropped) before a prefix; a fresh pair.
+    { path: `/api/v1/products?search=${swapped(typoWord(0))}&page_size=20`, headers: auth },
+    {
+      path: `/api/v1/products?search=${typoWord(1).slice(1)}%20${SEARCH_WORDS[5]}&page=2&page_size=20`,
+      headers: auth,
+    },
+    {
+      path: `/api/v1/products?search=${SEARCH_WORDS[120]}%20${SEARCH_WORDS[250]}&page_size=20`,
+      headers: auth,
+    },
     { path: '/api/v1/products?page_size=20', headers: auth },
     { path: '/api/v1/products?page=4000&page_size=20', headers: auth },
     { path: '/api/v1/products?cursor=eyJzIjoiaWQiLCJpIjo3OTk4MH0&page_size=20', headers: auth },

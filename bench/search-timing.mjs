@@ -23,6 +23,10 @@ import {
   setProductCount,
 } from './lib/seed.mjs';
 
+const TYPO_WORDS = SEARCH_WORDS.filter((word) => word.length >= 5);
+const swapped = (word) => word[1] + word[0] + word.slice(2);
+const dropped = (word) => word.slice(0, 2) + word.slice(3);
+
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = 7;
 const { options, appEnv } = scriptOptions(process.argv.slice(2));
@@ -42,6 +46,17 @@ const SEARCHES = [
   ['a 2-letter prefix', 'search=ba'],
   ['a 3-letter prefix', `search=${COMMON_WORDS[0].slice(0, 3)}`],
   ['a common word and a 3-letter prefix', `search=${COMMON_WORDS[1]}%20${SEARCH_WORDS[500].slice(0, 3)}`],
+  // Pairs of common words searched once each in this run (the first answer is the one that counts).
+  ['two common words, a fresh pair', `search=${SEARCH_WORDS[11]}%20${SEARCH_WORDS[12]}`],
+  ['two common words, another fresh pair', `search=${SEARCH_WORDS[40]}%20${SEARCH_WORDS[95]}`],
+  ['two common words, a third fresh pair', `search=${SEARCH_WORDS[150]}%20${SEARCH_WORDS[7]}`],
+  ['two common words, a fourth fresh pair', `search=${SEARCH_WORDS[299]}%20${SEARCH_WORDS[3]}`],
+  // Typos (words of 5 letters or more): a common word's prefix with a swap, a rare one's with a letter dropped,
+  // a common word misspelled before another common word.
+  ['a common word misspelled (prefix)', `search=${swapped(TYPO_WORDS[0])}`],
+  ['a rare word misspelled (prefix)', `search=${dropped(TYPO_WORDS[2500])}`],
+  ['a misspelled common word and a common word', `search=${dropped(TYPO_WORDS[1])}%20${SEARCH_WORDS[4]}`],
+  ['a common word with the facets', `search=${COMMON_WORDS[5]}&facets=category_id,options,price`],
 ];
 
 function get(url) {
@@ -97,7 +112,9 @@ async function main() {
       statements.push({ sql, params });
       return logQuery(sql, params);
     };
+    const firstStarted = performance.now();
     const first = await get(base + query);
+    const firstMs = performance.now() - firstStarted;
     const body = first.body;
     logger.logQuery = logQuery;
     const times = [];
@@ -107,7 +124,8 @@ async function main() {
       times.push(performance.now() - started);
     }
     console.log(
-      `\n## ${title} (${query}): ${first.status}, median ${median(times).toFixed(1)} ms warm; ` +
+      `\n## ${title} (${query}): ${first.status}, first ${firstMs.toFixed(1)} ms, ` +
+        `median ${median(times).toFixed(1)} ms warm; ` +
         `total ${body.meta?.total} exact ${body.meta?.total_exact}; first answer's statements:`,
     );
     for (const { sql, params } of statements) {

@@ -11,7 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { URL } from 'node:url';
 // The service's search: its tokenizer and its SQL (from the build), so that the baselines run the same plans.
 import * as productSearch from '../../dist/src/products/product-search.js';
-import { normalizedWords } from '../../dist/src/products/product-words.js';
+import { searchQueryWords } from '../../dist/src/products/product-words.js';
+import { WordDictionary } from '../../dist/src/products/word-dictionary.js';
 // The service's pricing calculator (pure, from the build): carts and orders are priced by the same arithmetic.
 import { fromMinor, priceDocument } from '../../dist/src/pricing/calculator.js';
 // The service's pure rules of price lists, promotions and gift cards (from the build), fed by the same statements.
@@ -470,6 +471,25 @@ export function createHandlers(config, pool) {
     };
   }
 
+  /**
+   * The search's dictionary (search_words) and each word's variants, as the service's SearchDictionary keeps
+   * them: loaded once (the benchmark writes no product), the variants resolved once per word. The seeded
+   * catalogue has no synonyms.
+   */
+  const dictionary = new WordDictionary('english');
+  const dictionaryLoaded = pool
+    .query('SELECT word FROM search_words ORDER BY id')
+    .then(([rows]) => dictionary.add(rows.map((row) => row.word)));
+  const variants = new Map();
+  async function searchTermsOf(words) {
+    await dictionaryLoaded;
+    return productSearch.searchTerms(words).map((term) => {
+      const key = `${term.prefix ? '*' : '='}${term.word}`;
+      if (!variants.has(key)) variants.set(key, dictionary.variants(term.word, term.prefix, true));
+      return { ...term, variants: [...term.variants, ...variants.get(key)] };
+    });
+  }
+
   /** List totals per filter: { generation, total, countedAt }, least recently used first. */
   const totals = new Map();
   const TOTALS_TTL_MS = 60_000;
@@ -477,7 +497,7 @@ export function createHandlers(config, pool) {
   const postingCounts = new Map();
 
   async function postingsCount(term, cap) {
-    const key = `${cap}${term.prefix ? '*' : '='}${term.word}`;
+    const key = `${cap}${productSearch.termKey(term)}`;
     const known = postingCounts.get(key);
     if (known !== undefined && Date.now() - known.countedAt < 60_000) return known.count;
     const { sql, params } = productSearch.postingsCountSql(term, cap);
@@ -491,7 +511,7 @@ export function createHandlers(config, pool) {
 
   /** A search's count when only the visibility filters it: in the word index alone (product-list.query.ts). */
   async function countInWords(words, active) {
-    const terms = productSearch.searchTerms(words);
+    const terms = await searchTermsOf(words);
     const counts = await termPostings(terms);
     const plan = productSearch.searchPlan(counts, config.searchRankLimit, {
       relevance: true,
@@ -506,8 +526,8 @@ export function createHandlers(config, pool) {
   }
 
   /** The service's search plan and SQL (product-list.query.ts) for a relevance page (`score`) or the count. */
-  async function searchParts(words, where, params, score, visibility) {
-    const terms = productSearch.searchTerms(words);
+  async function searchParts(words, where, params, score, visibility, pageRows) {
+    const terms = await searchTermsOf(words);
     const counts = await termPostings(terms);
     const plan = productSearch.searchPlan(counts, config.searchRankLimit, {
       relevance: true,
@@ -517,9 +537,13 @@ export function createHandlers(config, pool) {
       mysql: true,
       score,
       ...visibility,
+      page: score ? { rows: pageRows, where: [...where], params: [...params] } : undefined,
     });
-    // Reading no product row, the visibility is the rank band (and there is no other filter).
-    if (search.wordsOnly) where.length = 0;
+    // Reading no product row, the filter is in the rank band or in the search's own statements.
+    if (search.wordsOnly) {
+      where.length = 0;
+      params.length = 0;
+    }
     where.push(...search.where);
     params.push(...search.whereParams);
     return search;
@@ -560,7 +584,7 @@ export function createHandlers(config, pool) {
       where.push('p.category_id = ?');
       params.push(queryInteger('category_id', query.category_id, 1, INT_MAX));
     }
-    const words = searching ? normalizedWords(query.search) : [];
+    const words = searching ? searchQueryWords(query.search) : [];
     if (searching && words.length === 0) where.push('1 = 0');
     const searched = searching && words.length > 0;
     if (searching && page > 1 && (page - 1) * pageSize >= config.searchTotalLimit) {
@@ -573,14 +597,14 @@ export function createHandlers(config, pool) {
       active: user.role !== 'admin' ? true : undefined,
       wordsOnly: query.category_id === undefined,
     };
+    const offset = after === undefined ? (page - 1) * pageSize : 0;
     const pageWhere = [...where];
     const pageParams = [...params];
     const search = searched
-      ? await searchParts(words, pageWhere, pageParams, true, visibility)
+      ? await searchParts(words, pageWhere, pageParams, true, visibility, offset + pageSize + 1)
       : { id: 'p.id', from: '', fromParams: [], score: '0', scoreParams: [], productsFirst: true };
     const from = search.productsFirst ? `products p${search.from}` : search.from;
     const keyset = after === undefined ? '' : ' AND p.id > ?';
-    const offset = after === undefined ? (page - 1) * pageSize : 0;
     const ordered = search.postingsOrder;
     const order = ordered?.inner ?? (sort === 'relevance' ? `score DESC, ${search.id} ASC` : 'p.id ASC');
     const outerOrder = ordered?.outer ?? (sort === 'relevance' ? 'page.score DESC, p.id ASC' : order);

@@ -18,6 +18,49 @@ const randomWord = () => SEARCH_WORDS[randomInt(0, SEARCH_WORDS.length - 1)];
 const DEEP_PAGE = 5000;
 const deepPage = () => Math.min(DEEP_PAGE, Math.floor(DATA_SET.products / 20)) - randomInt(0, 9);
 
+/** Words of 5 letters or more (a search's words tolerate typos from 5), the commonest first. */
+const TYPO_WORDS = SEARCH_WORDS.filter((word) => word.length >= 5);
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** The word with one typo at random: two neighbours swapped, a letter replaced, dropped or added. */
+function misspelled(word) {
+  const i = randomInt(0, word.length - 2);
+  const letter = LETTERS[randomInt(0, LETTERS.length - 1)];
+  switch (randomInt(0, 3)) {
+    case 0:
+      return word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2);
+    case 1:
+      return word.slice(0, i) + (letter === word[i] ? 'x' : letter) + word.slice(i + 1);
+    case 2:
+      return word.slice(0, i) + word.slice(i + 1);
+    default:
+      return word.slice(0, i) + letter + word.slice(i);
+  }
+}
+
+/** How many of the commonest words make the fresh pairs: 300 × 299 ordered pairs, each searched once a run. */
+const FRESH_WORDS = 300;
+/**
+ * Every ordered pair of two of the FRESH_WORDS commonest words, in a random order drawn once per run: the fresh
+ * searches of all servers take the next pair, so no pair is searched twice in a run (past 89 700 searches the
+ * order starts again).
+ */
+const freshPairs = (() => {
+  const pairs = [];
+  for (let i = 0; i < FRESH_WORDS; i++) {
+    for (let j = 0; j < FRESH_WORDS; j++) if (i !== j) pairs.push(i * FRESH_WORDS + j);
+  }
+  for (let i = pairs.length - 1; i > 0; i--) {
+    const j = randomInt(0, i);
+    [pairs[i], pairs[j]] = [pairs[j], pairs[i]];
+  }
+  let next = 0;
+  return () => {
+    const pair = pairs[next++ % pairs.length];
+    return `${SEARCH_WORDS[Math.floor(pair / FRESH_WORDS)]} ${SEARCH_WORDS[pair % FRESH_WORDS]}`;
+  };
+})();
+
 /** Request builders over the seeded data; `tokens[i]` is a bearer token of user i + 1. */
 export function requestBuilders(tokens) {
   const auth = () => ({ authorization: `Bearer ${tokens[randomInt(0, tokens.length - 1)]}` });
@@ -72,6 +115,17 @@ export function requestBuilders(tokens) {
     searchPrefix: (req) => searchRequest(req, randomWord().slice(0, randomInt(1, 3))),
     /** One of the ten most frequent words of the catalogue: the expensive end of search. */
     searchCommon: (req) => searchRequest(req, COMMON_WORDS[randomInt(0, COMMON_WORDS.length - 1)]),
+    /**
+     * A misspelled word (one typo) of 5 letters or more, half the time one of the 100 commonest such words, else
+     * any: alone (a prefix with a typo) or before another word (a whole word with a typo).
+     */
+    searchTypo: (req) => {
+      const word = TYPO_WORDS[randomInt(0, Math.random() < 0.5 ? 99 : TYPO_WORDS.length - 1)];
+      const typo = misspelled(word);
+      return searchRequest(req, Math.random() < 0.5 ? typo : `${typo} ${randomWord()}`);
+    },
+    /** Two of the 300 commonest words, a pair not searched before in the run (freshPairs). */
+    searchFresh: (req) => searchRequest(req, freshPairs()),
     firstPage: (req) => {
       req.method = 'GET';
       req.path = '/api/v1/products?page_size=20';
@@ -189,6 +243,20 @@ export function scenarios(tokens) {
       target: 0.85,
       connections: 32,
       build: builders.search,
+    },
+    {
+      key: 'search-typo',
+      title: 'GET /products?search (a misspelled word, alone or before another)',
+      target: 0.85,
+      connections: 32,
+      build: builders.searchTypo,
+    },
+    {
+      key: 'search-fresh',
+      title: 'GET /products?search (two common words, a pair not searched before in the run)',
+      target: 0.85,
+      connections: 32,
+      build: builders.searchFresh,
     },
     {
       key: 'search-prefix',

@@ -171,7 +171,15 @@ async function seed(connection, log) {
   // The search's word table, by the service's own tokenizer (from the build).
   const { productWordRows } = await import('../../dist/src/products/product-words.js');
   await connection.query('SET foreign_key_checks = 0, unique_checks = 0');
-  for (const table of ['sessions', 'order_items', 'orders', 'product_words', 'products', 'users']) {
+  for (const table of [
+    'sessions',
+    'order_items',
+    'orders',
+    'product_words',
+    'search_words',
+    'products',
+    'users',
+  ]) {
     await connection.query(`TRUNCATE TABLE ${table}`);
   }
   // The words' index is built once after the rows (a sort) rather than row by row in word order.
@@ -277,6 +285,10 @@ async function seed(connection, log) {
     'ALTER TABLE product_words ADD INDEX IDX_product_words_word (word, `rank`, product_id)',
   );
   log('  product_words: indexed');
+  // The search's dictionary: the catalogue's words of letters (product-words.ts), here the vocabulary.
+  await connection.query('INSERT IGNORE INTO search_words (word) VALUES ?', [
+    SEARCH_WORDS.map((word) => [word]),
+  ]);
 
   const orders = [];
   const items = [];
@@ -602,6 +614,7 @@ export async function seedSqlite(path, cwd) {
     // As the MariaDB seeding: the categories are ids only (no rows).
     db.pragma('foreign_keys = OFF');
     db.exec('DELETE FROM product_words');
+    db.exec('DELETE FROM search_words');
     db.exec('DELETE FROM products');
     db.exec('DROP INDEX IF EXISTS IDX_product_words_word');
     const insert = db.prepare(
@@ -633,6 +646,8 @@ export async function seedSqlite(path, cwd) {
       }
     })();
     db.exec('CREATE INDEX IDX_product_words_word ON product_words (word, `rank`, product_id)');
+    const insertDictionaryWord = db.prepare('INSERT OR IGNORE INTO search_words (word) VALUES (?)');
+    for (const word of SEARCH_WORDS) insertDictionaryWord.run(word);
     db.exec('ANALYZE');
   }
   db.close();
