@@ -26,6 +26,34 @@ export function placeholders(count: number): string {
   return new Array<string>(count).fill('?').join(', ');
 }
 
+/** Rows per statement of insertRows: a few columns each stay well under SQLite's 32 766 bound parameters. */
+const INSERT_BATCH = 1000;
+const rowInserts = new Map<string, string>();
+
+/**
+ * Inserts rows (each its values in `columns` order) into `table` in multi-row INSERTs of INSERT_BATCH rows, each
+ * statement written once per table and row count.
+ */
+export async function insertRows(
+  manager: EntityManager,
+  table: string,
+  columns: string[],
+  rows: unknown[][],
+): Promise<void> {
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    const batch = rows.slice(start, start + INSERT_BATCH);
+    const key = `${table} ${batch.length}`;
+    let sql = rowInserts.get(key);
+    if (sql === undefined) {
+      sql =
+        `INSERT INTO ${table} (${columns.join(', ')}) VALUES ` +
+        new Array<string>(batch.length).fill(`(${placeholders(columns.length)})`).join(', ');
+      rowInserts.set(key, sql);
+    }
+    await manager.query(sql, batch.flat());
+  }
+}
+
 /** An entity's INSERT, written once per entity (and per row count) from its metadata. */
 interface EntityInsert {
   columns: ColumnMetadata[];

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { placeholders } from '../database/raw-query.js';
+import { insertRows } from '../database/raw-query.js';
 
 /**
  * The search's own index: `product_words` holds each live product's words (name, description and search_text,
@@ -80,22 +80,12 @@ export function productWordRows(
   ]);
 }
 
-/** Rows per INSERT: 4 parameters each, well under SQLite's 32 766 bound parameters. */
-const INSERT_BATCH = 1000;
-const insertStatements: string[] = [];
-
-/** Multi-row INSERTs of product_words rows, INSERT_BATCH rows per statement. */
+/** Multi-row INSERTs of product_words rows (insertRows). */
 export async function insertProductWords(
   manager: EntityManager,
   rows: Array<[number, string, number, number]>,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const batch = rows.slice(start, start + INSERT_BATCH);
-    insertStatements[batch.length] ??=
-      'INSERT INTO product_words (product_id, word, weight, `rank`) VALUES ' +
-      new Array<string>(batch.length).fill(`(${placeholders(4)})`).join(', ');
-    await manager.query(insertStatements[batch.length], batch.flat());
-  }
+  await insertRows(manager, 'product_words', ['product_id', 'word', 'weight', '`rank`'], rows);
 }
 
 const SEARCHABLE_TEXT =
