@@ -10,6 +10,7 @@ import { mountAdminConsole } from './admin-console/admin-console.js';
 import { AppModule } from './app.module.js';
 import { checkJsonBody } from './common/json-body.js';
 import { addOpenApiComponents } from './common/openapi.js';
+import { parseQuery } from './common/query-parser.js';
 import { EXPOSED_HEADERS, RateLimiter } from './common/rate-limit.js';
 import { requestIdMiddleware } from './common/request-id.middleware.js';
 import type { AppConfig, LogLevelName } from './config/app-config.js';
@@ -85,6 +86,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
   });
   app.set('trust proxy', config.trustProxy);
   app.set('x-powered-by', false);
+  app.set('query parser', parseQuery);
   // No 304: it is not in the API's code set and carries no envelope. Express answered one to a conditional
   // GET whose If-None-Match matched the ETag (which also cost a SHA-1 of every body) or was `*`.
   app.set('etag', false);

@@ -176,7 +176,7 @@ describe('search synonyms', () => {
         field: 'words.2',
         rule: 'singleWord',
         message:
-          'words.2 must be one word (letters, digits and _, with hyphens or apostrophes only between letters): "top hat"',
+          'words.2 must be one word (letters, digits and _, with hyphens or apostrophes only between them): "top hat"',
       },
       {
         field: 'words.3',

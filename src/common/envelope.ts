@@ -10,6 +10,9 @@ export interface PageMeta {
   total_page: number;
   /** Lists with keyset pagination: the `cursor` of the next page, null on the last one. */
   next_cursor?: string | null;
+  /** The product list with `facets`: the matching products counted per value, and whether exactly. */
+  facets?: object;
+  facets_exact?: boolean;
 }
 
 export interface Envelope<T = unknown> {

@@ -167,10 +167,13 @@ export function ApiEnvelope(
     array?: boolean;
     description?: string;
     headers?: ResponseHeaderName[];
+    /** A list's `meta` when it carries more than the page's (a subclass of PageMetaDto). */
+    meta?: Type<PageMetaDto>;
   } = {},
 ) {
   const status = options.status ?? 200;
   const list = options.list === true;
+  const meta = options.meta ?? PageMetaDto;
   const data =
     model === null
       ? { type: 'object', nullable: true, enum: [null], example: null, description: 'Always null' }
@@ -178,7 +181,7 @@ export function ApiEnvelope(
         ? { type: 'array', items: { $ref: getSchemaPath(model) } }
         : { $ref: getSchemaPath(model) };
   return applyDecorators(
-    ApiExtraModels(PageMetaDto, ...(model === null ? [] : [model])),
+    ApiExtraModels(meta, ...(model === null ? [] : [model])),
     ApiResponse({
       status,
       description: options.description ?? STATUS_CODES[status],
@@ -190,7 +193,7 @@ export function ApiEnvelope(
           code: { type: 'integer', enum: [status], example: status },
           message: { type: 'string', example: STATUS_CODES[status] },
           data,
-          ...(list ? { meta: { $ref: getSchemaPath(PageMetaDto) } } : {}),
+          ...(list ? { meta: { $ref: getSchemaPath(meta) } } : {}),
         },
       },
     }),

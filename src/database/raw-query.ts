@@ -26,6 +26,41 @@ export function placeholders(count: number): string {
   return new Array<string>(count).fill('?').join(', ');
 }
 
+/** Rows per statement of insertRows: a few columns each stay well under SQLite's 32 766 bound parameters. */
+const INSERT_BATCH = 1000;
+const rowInserts = new Map<string, string>();
+
+/**
+ * Inserts rows (each its values in `columns` order) into `table` in multi-row INSERTs of INSERT_BATCH rows, each
+ * statement written once per table and row count; with `ignoreDuplicates`, rows whose unique key is taken are
+ * left out (INSERT IGNORE, SQLite's INSERT OR IGNORE).
+ */
+export async function insertRows(
+  manager: EntityManager,
+  table: string,
+  columns: string[],
+  rows: unknown[][],
+  options: { ignoreDuplicates?: boolean } = {},
+): Promise<void> {
+  const insert = !options.ignoreDuplicates
+    ? 'INSERT'
+    : manager.connection.options.type === 'mysql'
+      ? 'INSERT IGNORE'
+      : 'INSERT OR IGNORE';
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    const batch = rows.slice(start, start + INSERT_BATCH);
+    const key = `${insert} ${table} ${batch.length}`;
+    let sql = rowInserts.get(key);
+    if (sql === undefined) {
+      sql =
+        `${insert} INTO ${table} (${columns.join(', ')}) VALUES ` +
+        new Array<string>(batch.length).fill(`(${placeholders(columns.length)})`).join(', ');
+      rowInserts.set(key, sql);
+    }
+    await manager.query(sql, batch.flat());
+  }
+}
+
 /** An entity's INSERT, written once per entity (and per row count) from its metadata. */
 interface EntityInsert {
   columns: ColumnMetadata[];

@@ -17,6 +17,16 @@ import {
   type ProductRow,
 } from './product-statements.js';
 import { placeholders } from '../database/raw-query.js';
+import type { ProductFacet, ProductFacetsDto } from './dto/product.dto.js';
+import {
+  type FacetMatches,
+  type OptionNames,
+  optionsFacetOf,
+  optionsFacetSql,
+  priceBucketOf,
+  productColumnFacetSql,
+} from './product-facets.js';
+import type { OptionFilter } from './product-option-values.js';
 import {
   driverOf,
   postingsCountSql,
@@ -44,6 +54,8 @@ export interface ProductListFilter {
   searchWords?: string[];
   slug?: string;
   ids?: number[];
+  /** `option[Name]=value`: for each option, a product has it with one of the values (by name). */
+  options?: OptionFilter[];
 }
 
 export interface ProductPageRequest {
@@ -97,6 +109,18 @@ export class SearchTimeoutException extends InternalServerErrorException {
   constructor(timeoutMs: number) {
     super(`The search took longer than ${timeoutMs} ms and was stopped: try more or longer words`);
   }
+}
+
+/** A filter's matches for a facet (FacetMatches), with the WITH clause its statement starts with. */
+interface FilterMatches extends FacetMatches {
+  with: string;
+  withParams: unknown[];
+}
+
+/** The option filters without the one of `name` (undefined when none is left). */
+function optionsBut(options: OptionFilter[], name: string): OptionFilter[] | undefined {
+  const others = options.filter((option) => option.name !== name);
+  return others.length === 0 ? undefined : others;
 }
 
 /** Whether nothing but the products' visibility (`active`) filters besides the search's words. */
@@ -316,6 +340,79 @@ export class ProductListQuery {
   }
 
   /**
+   * The asked facets of the products the filter matches, each over the filter without its own part (the category
+   * facet without the category, the price facet without the price bounds, each option name's values without
+   * that option's filter): one statement per facet, over at most SEARCH_TOTAL_LIMIT matches; `exact` is false
+   * when a facet had more (its counts are then those of the first SEARCH_TOTAL_LIMIT the database found).
+   */
+  async facets(
+    filter: ProductListFilter,
+    asked: ProductFacet[],
+  ): Promise<{ facets: ProductFacetsDto; exact: boolean }> {
+    const cap = this.search.totalLimit;
+    const facets: ProductFacetsDto = {};
+    let seen = 0;
+    for (const facet of asked) {
+      if (facet === 'options') {
+        const filtered = filter.options ?? [];
+        const branches = [
+          { filter, names: { except: filtered.map((option) => option.name) } as OptionNames },
+          ...filtered.map((option) => ({
+            filter: { ...filter, options: optionsBut(filtered, option.name) },
+            names: { only: option.name },
+          })),
+        ];
+        const built: FilterMatches[] = [];
+        for (const branch of branches) built.push(await this.facetMatches(branch.filter, cap));
+        // The branches differ in their option filters only: the first one's WITH clause is every one's.
+        const { sql, params } = optionsFacetSql(
+          built.map((matches, i) => ({ matches, names: branches[i].names })),
+          cap,
+        );
+        const rows = await this.run<{
+          name: string | null;
+          facet_value: string;
+          n: number | string;
+          matches: number | string;
+        }>(filter, `${built[0].with}${sql}`, [...built[0].withParams, ...params]);
+        facets.options = optionsFacetOf(rows);
+        seen = Math.max(seen, ...rows.map((row) => Number(row.matches)));
+        continue;
+      }
+      const own: ProductListFilter =
+        facet === 'category_id'
+          ? { ...filter, categoryId: undefined, includeDescendants: undefined }
+          : { ...filter, minCents: undefined, maxCents: undefined };
+      const matches = await this.facetMatches(own, cap);
+      const { sql, params } = productColumnFacetSql(facet, matches, cap);
+      const rows = await this.run<{
+        facet_value: number | string;
+        n: number | string;
+        matches: number | string;
+      }>(own, `${matches.with}${sql}`, [...matches.withParams, ...params]);
+      const counted = rows.filter((row) => Number(row.n) > 0);
+      if (facet === 'category_id') {
+        facets.category_id = counted.map((row) => ({ value: Number(row.facet_value), count: Number(row.n) }));
+      } else {
+        facets.price = counted.map((row) => priceBucketOf(Number(row.facet_value), Number(row.n)));
+      }
+      seen = Math.max(seen, ...rows.map((row) => Number(row.matches)));
+    }
+    return { facets, exact: seen <= cap };
+  }
+
+  /** The filter's matches as a facet reads them: their ids, at most `cap` + 1, with the filter's WITH clause. */
+  private async facetMatches(filter: ProductListFilter, cap: number): Promise<FilterMatches> {
+    const sql = await this.filterSql(filter, 'count');
+    return {
+      with: sql.with,
+      withParams: sql.withParams,
+      sql: `SELECT ${sql.id} AS id FROM ${sql.from} WHERE ${sql.where.join(' AND ')} LIMIT ?`,
+      params: [...sql.fromParams, ...sql.params, cap + 1],
+    };
+  }
+
+  /**
    * The filter's SQL for a page in relevance order, a page in another order, or a count; `pageRows` is how many
    * rows a page needs (offset + limit + 1).
    */
@@ -361,6 +458,14 @@ export class ProductListQuery {
     if (filter.ids !== undefined) {
       sql.where.push(`p.id IN (${placeholders(filter.ids.length)})`);
       sql.params.push(...filter.ids);
+    }
+    for (const option of filter.options ?? []) {
+      // Read in the option values' index (name, value_key, product_id), never in the products' options.
+      sql.where.push(
+        'p.id IN (SELECT v.product_id FROM product_option_values v ' +
+          `WHERE v.name = ? AND v.value_key IN (${placeholders(option.keys.length)}))`,
+      );
+      sql.params.push(option.name, ...option.keys);
     }
     if (filter.searchWords !== undefined) {
       if (filter.searchWords.length === 0) sql.where.push('1 = 0');

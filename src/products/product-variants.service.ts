@@ -28,6 +28,7 @@ import { readProductDetail } from './product-detail.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { refreshSearchText, STOCK_STATE } from './product-statements.js';
 import { writeProductWords } from './product-words.js';
+import { writeProductOptionValues } from './product-option-values.js';
 import { writtenPrices } from './product-prices.js';
 import {
   ACTIVE_VARIANT_PRICES,
@@ -79,7 +80,8 @@ export class ProductVariants {
 
   /**
    * Sets a product's options inside the caller's transaction (product create and PUT, which lock or insert the
-   * product row first). With live variants, every one of them must still match the new options.
+   * product row first), and their rows of the option values' index. With live variants, every one of them must
+   * still match the new options.
    */
   async setOptions(tx: Tx, productId: number, options: ProductOption[]): Promise<void> {
     const problems = optionsProblems(options);
@@ -99,6 +101,7 @@ export class ProductVariants {
     const json = JSON.stringify(options.map(({ name, values }) => ({ name, values })));
     if (stored === null) await tx.query(INSERT_PRODUCT_OPTIONS, [productId, json]);
     else await tx.query(UPDATE_PRODUCT_OPTIONS, [json, productId]);
+    await writeProductOptionValues(tx, productId, options);
   }
 
   async create(productId: number, dto: CreateVariantDto): Promise<VariantResponseDto> {

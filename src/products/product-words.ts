@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { placeholders } from '../database/raw-query.js';
+import { insertRows } from '../database/raw-query.js';
 
 /**
  * The search's own index: `product_words` holds each live product's words (name, description and search_text,
@@ -108,22 +108,12 @@ export function productWordRows(
   ]);
 }
 
-/** Rows per INSERT: 4 parameters each, well under SQLite's 32 766 bound parameters. */
-const INSERT_BATCH = 1000;
-const insertStatements: string[] = [];
-
-/** Multi-row INSERTs of product_words rows, INSERT_BATCH rows per statement. */
+/** Multi-row INSERTs of product_words rows (insertRows). */
 export async function insertProductWords(
   manager: EntityManager,
   rows: Array<[number, string, number, number]>,
 ): Promise<void> {
-  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-    const batch = rows.slice(start, start + INSERT_BATCH);
-    insertStatements[batch.length] ??=
-      'INSERT INTO product_words (product_id, word, weight, `rank`) VALUES ' +
-      new Array<string>(batch.length).fill(`(${placeholders(4)})`).join(', ');
-    await manager.query(insertStatements[batch.length], batch.flat());
-  }
+  await insertRows(manager, 'product_words', ['product_id', 'word', 'weight', '`rank`'], rows);
 }
 
 /**
@@ -141,14 +131,13 @@ export const dictionaryWriteCount = () => dictionaryWrites;
 export async function insertDictionaryWords(manager: EntityManager, words: Iterable<string>): Promise<void> {
   const fresh = [...new Set(words)].filter(isDictionaryWord).sort();
   if (fresh.length === 0) return;
-  const insert = manager.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
-  for (let start = 0; start < fresh.length; start += INSERT_BATCH) {
-    const batch = fresh.slice(start, start + INSERT_BATCH);
-    await manager.query(
-      `${insert} INTO search_words (word) VALUES ${new Array<string>(batch.length).fill('(?)').join(', ')}`,
-      batch,
-    );
-  }
+  await insertRows(
+    manager,
+    'search_words',
+    ['word'],
+    fresh.map((word) => [word]),
+    { ignoreDuplicates: true },
+  );
   dictionaryWrites++;
 }
 

@@ -8,10 +8,12 @@ import { SLUG_MAX_LENGTH, SLUG_PATTERN } from '../common/slug.js';
 import { ApiEnvelope, ApiErrors } from '../common/openapi.js';
 import {
   CreateProductDto,
+  ProductListMetaDto,
   ProductListQueryDto,
   ProductResponseDto,
   UpdateProductDto,
 } from './dto/product.dto.js';
+import { MAX_FILTER_OPTIONS, MAX_FILTER_VALUES } from './product-option-values.js';
 import { ProductDetailResponseDto } from './dto/variant.dto.js';
 import { ProductsService } from './products.service.js';
 import { SearchSlotInterceptor } from './search-slots.js';
@@ -46,9 +48,38 @@ export class ProductsController {
       'may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 ' +
       'characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting ' +
       'on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a ' +
-      'batch of products in the order asked, on one page, unknown or invisible ids left out.',
+      'batch of products in the order asked, on one page, unknown or invisible ids left out. ' +
+      '`option[Name]=value` keeps the products whose options have that value (values ignoring case; several ' +
+      'values of one option: any of them; several options: all). `facets` adds `meta.facets`, the matching ' +
+      'products counted per category, option value or price bucket, each facet leaving its own filter out.',
   })
-  @ApiEnvelope(ProductResponseDto, { list: true })
+  @ApiQuery({
+    name: 'option',
+    required: false,
+    style: 'deepObject',
+    explode: true,
+    schema: {
+      type: 'object',
+      additionalProperties: {
+        oneOf: [
+          { type: 'string', minLength: 1, maxLength: 50 },
+          {
+            type: 'array',
+            items: { type: 'string', minLength: 1, maxLength: 50 },
+            maxItems: MAX_FILTER_VALUES,
+          },
+        ],
+      },
+      maxProperties: MAX_FILTER_OPTIONS,
+    },
+    example: { Size: ['M', 'L'], Color: 'Red' },
+    description:
+      '`option[Size]=M`: products with the option Size (its exact name) having the value M (ignoring case, after ' +
+      `NFKC); \`option[Size]=M&option[Size]=L\`: either value; several options: all of them. At most ` +
+      `${MAX_FILTER_OPTIONS} options of ${MAX_FILTER_VALUES} values, each 1 to 50 characters (400 naming ` +
+      '`option[Size]`, rules `maxOptions`, `maxValues`, `optionName`, `optionValue`).',
+  })
+  @ApiEnvelope(ProductResponseDto, { list: true, meta: ProductListMetaDto })
   @ApiErrors(400, 401, 403, 429, {
     ...{
       400: { field: 'search', rule: 'maxWords', message: 'search must have at most 8 words' },

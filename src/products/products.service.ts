@@ -25,6 +25,7 @@ import { writtenPrices } from './product-prices.js';
 import {
   CreateProductDto,
   type ProductImageInputDto,
+  type ProductFacet,
   ProductListQueryDto,
   ProductListSort,
   ProductResponseDto,
@@ -43,6 +44,7 @@ import { Product } from './product.entity.js';
 import { ProductListFilter, ProductListQuery, searchWordsProblem } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { searchQueryWords, writeProductWords } from './product-words.js';
+import { DELETE_OPTION_VALUES, optionFilters } from './product-option-values.js';
 import {
   ACTIVE_PRODUCT_BY_ID,
   DELETE_IMAGES,
@@ -214,9 +216,16 @@ export class ProductsService implements ProductCatalog {
     if (query.is_active !== undefined && !isAdmin) {
       throw new ForbiddenException('Only an admin may filter by is_active');
     }
-    if (query.min_price !== undefined && query.max_price !== undefined && query.min_price > query.max_price) {
-      throw fieldError('min_price', 'notAboveMaxPrice', 'min_price must not be greater than max_price');
+    const minPrice = priceBound(query, 'min_price', 'price_min', 'sameAsMinPrice');
+    const maxPrice = priceBound(query, 'max_price', 'price_max', 'sameAsMaxPrice');
+    if (minPrice !== undefined && maxPrice !== undefined && minPrice.value > maxPrice.value) {
+      throw fieldError(
+        minPrice.field,
+        'notAboveMaxPrice',
+        `${minPrice.field} must not be greater than ${maxPrice.field}`,
+      );
     }
+    const options = optionFilters(query.option);
     if (query.include_descendants !== undefined && query.category_id === undefined) {
       throw fieldError('include_descendants', 'needsCategory', 'include_descendants needs a category_id');
     }
@@ -238,20 +247,25 @@ export class ProductsService implements ProductCatalog {
       active: isAdmin ? query.is_active : true,
       categoryId: query.category_id,
       includeDescendants: query.include_descendants === true ? true : undefined,
-      minCents: query.min_price === undefined ? undefined : toCents(query.min_price),
-      maxCents: query.max_price === undefined ? undefined : toCents(query.max_price),
+      minCents: minPrice === undefined ? undefined : toCents(minPrice.value),
+      maxCents: maxPrice === undefined ? undefined : toCents(maxPrice.value),
       inStock: query.in_stock,
       maxStock: query.max_stock,
       searchWords: words,
       slug: query.slug,
       ids,
+      options,
     };
+    const facets =
+      query.facets === undefined ? undefined : ([...new Set(query.facets.split(','))] as ProductFacet[]);
     const { totalLimit } = this.config.search;
     if (searching && after === undefined && ids === undefined && skip >= totalLimit) {
       // Past the window only the capped count is read: a page after every match is the empty page it always
       // was; one that would need matches past the limit is refused.
       const counted = await this.totals.total(filter);
-      if (counted <= totalLimit) return new Paginated([], counted, page, pageSize, null, true);
+      if (counted <= totalLimit) {
+        return this.withFacets(new Paginated([], counted, page, pageSize, null, true), filter, facets);
+      }
       const lastPage = Math.ceil(totalLimit / pageSize);
       throw fieldError(
         'page',
@@ -267,7 +281,15 @@ export class ProductsService implements ProductCatalog {
         products.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
       }
       await this.withCalculatedPrices(productsPriced(products), region, actor);
-      return new Paginated(products, products.length, 1, ids.length, null, searching ? true : undefined);
+      const batch = new Paginated(
+        products,
+        products.length,
+        1,
+        ids.length,
+        null,
+        searching ? true : undefined,
+      );
+      return this.withFacets(batch, filter, facets);
     }
     const offset = after === undefined ? skip : 0;
     const { products, last } = await this.listQuery.page(filter, { sort, limit: pageSize, offset, after });
@@ -281,7 +303,28 @@ export class ProductsService implements ProductCatalog {
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
     const exact = searching ? counted <= totalLimit : undefined;
     await this.withCalculatedPrices(productsPriced(products), region, actor);
-    return new Paginated(products, total, after === undefined ? page : null, pageSize, nextCursor, exact);
+    const listed = new Paginated(
+      products,
+      total,
+      after === undefined ? page : null,
+      pageSize,
+      nextCursor,
+      exact,
+    );
+    return this.withFacets(listed, filter, facets);
+  }
+
+  /** The page with `meta.facets` and `meta.facets_exact` when facets are asked (the page as it is otherwise). */
+  private async withFacets<T>(
+    page: Paginated<T>,
+    filter: ProductListFilter,
+    facets: ProductFacet[] | undefined,
+  ): Promise<Paginated<T>> {
+    if (facets === undefined) return page;
+    const counted = await this.listQuery.facets(filter, facets);
+    page.meta.facets = counted.facets;
+    page.meta.facets_exact = counted.exact;
+    return page;
   }
 
   /** The ids of `?ids=`, repeats dropped, in the order asked: at most PAGE_SIZE_MAX, each a valid id. */
@@ -454,6 +497,7 @@ export class ProductsService implements ProductCatalog {
       );
       if (deleted.affected === 0) throw new NotFoundException(`Product ${id} not found`);
       await changedRows(manager, RELEASE_SLUG, [id]);
+      await manager.query(DELETE_OPTION_VALUES, [id]);
       await ProductListTotals.catalogChanged(manager);
       await writeProductWords(manager, id);
       await this.events.publish(manager, 'product.deleted', product);
@@ -664,6 +708,28 @@ function imageInputs(images: ProductImageInputDto[]): ImageInput[] {
 /** Products of a read with their price-list keys (a product's own price: no variant). */
 function productsPriced<T extends { id: number }>(products: T[]): Array<{ item: T; key: PriceKey }> {
   return products.map((item) => ({ item, key: { productId: item.id, variantId: null } }));
+}
+
+/**
+ * A price bound of the list, given by its name (`min_price`) or its alias (`price_min`), with the field it came
+ * by; both given and different is a 400 naming the alias.
+ */
+function priceBound(
+  query: ProductListQueryDto,
+  name: 'min_price' | 'max_price',
+  alias: 'price_min' | 'price_max',
+  rule: string,
+): { value: number; field: string } | undefined {
+  const [value, aliased] = [query[name], query[alias]];
+  if (value !== undefined && aliased !== undefined && value !== aliased) {
+    throw fieldError(
+      alias,
+      rule,
+      `${alias} and ${name} are the same bound: give one of them, or the same value`,
+    );
+  }
+  if (aliased !== undefined) return { value: aliased, field: alias };
+  return value === undefined ? undefined : { value, field: name };
 }
 
 function slugTaken(slug: string): ValidationFailedException {

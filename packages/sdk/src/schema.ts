@@ -67,7 +67,7 @@ export interface paths {
         };
         /**
          * List products
-         * @description Users see active products only; admins see all and may filter by `is_active`. `search` matches words: every word must match a word of the name, description or variants, the last word as a prefix; then the default order is relevance (ties by id; when every word is common and, of several, one very common, the rarest word's pre-ranked order), otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a batch of products in the order asked, on one page, unknown or invisible ids left out.
+         * @description Users see active products only; admins see all and may filter by `is_active`. `search` matches words: every word must match a word of the name, description or variants, the last word as a prefix; then the default order is relevance (ties by id; when every word is common and, of several, one very common, the rarest word's pre-ranked order), otherwise id ascending. A search's `meta.total` is exact up to SEARCH_TOTAL_LIMIT (10 000), then that limit with `meta.total_exact: false`; a `page` whose offset reaches the limit is empty when every match comes before it, otherwise 400 (rule `searchWindow`); a search statement past SEARCH_TIMEOUT_MS is a 500. `meta.next_cursor` passed back as `cursor` gives the next page in constant time however deep. With CATALOG_PUBLIC=true, callers without a token may read it and see what a user sees. A search has at most 8 words, of which at most 3 shorter than 3 characters (400 naming `search`); searches beyond SEARCH_CONCURRENCY running and SEARCH_QUEUE waiting on this instance are 429 with Retry-After. `slug` gives the product of that slug (or none); `ids` a batch of products in the order asked, on one page, unknown or invisible ids left out. `option[Name]=value` keeps the products whose options have that value (values ignoring case; several values of one option: any of them; several options: all). `facets` adds `meta.facets`, the matching products counted per category, option value or price bucket, each facet leaving its own filter out.
          */
         get: operations["ProductsController_list"];
         put?: never;
@@ -1928,6 +1928,98 @@ export interface components {
              * @enum {string}
              */
             redis: "up" | "disabled";
+        };
+        OptionFacetValueDto: {
+            /**
+             * @description The value as the products spell it (of spellings differing in case, the first in code-point order)
+             * @example M
+             */
+            value: string;
+            /** @example 12 */
+            count: number;
+        };
+        CategoryFacetValueDto: {
+            /**
+             * @description A category id
+             * @example 3
+             */
+            value: number;
+            /** @example 12 */
+            count: number;
+        };
+        PriceFacetBucketDto: {
+            /**
+             * @description Inclusive, in the unit of `price` (the default currency)
+             * @example 10
+             */
+            min: number;
+            /**
+             * @description Exclusive; null for the last bucket (no upper bound)
+             * @example 25
+             */
+            max: number | null;
+            /** @example 12 */
+            count: number;
+        };
+        ProductFacetsDto: {
+            /** @description With `facets=category_id`: the products per category (their own category), the category filter left out */
+            category_id?: components["schemas"]["CategoryFacetValueDto"][];
+            /**
+             * @description With `facets=options`: per option name, the products per value, each name's own `option[Name]` filter left out
+             * @example {
+             *       "Size": [
+             *         {
+             *           "value": "M",
+             *           "count": 12
+             *         }
+             *       ],
+             *       "Color": [
+             *         {
+             *           "value": "Red",
+             *           "count": 7
+             *         }
+             *       ]
+             *     }
+             */
+            options?: {
+                [key: string]: components["schemas"]["OptionFacetValueDto"][];
+            };
+            /** @description With `facets=price`: the products per price bucket, in price order, the price bounds left out */
+            price?: components["schemas"]["PriceFacetBucketDto"][];
+        };
+        ProductListMetaDto: {
+            /**
+             * @description null on a page read by `cursor`
+             * @example 1
+             */
+            page: number | null;
+            /** @example 10 */
+            page_size: number;
+            /**
+             * Format: int64
+             * @description Number of records the filter matches, exact on every list but a product search, whose total is exact up to SEARCH_TOTAL_LIMIT (10 000) and then that limit (`total_exact`); the product list keeps it per filter until the catalogue changes (docs/api.md, Lists)
+             * @example 42
+             */
+            total: number;
+            /**
+             * @description Product searches only (on every search page): true when `total` is the exact number of matches, false when there are more than `total` (SEARCH_TOTAL_LIMIT). Absent on lists without `search`.
+             * @example true
+             */
+            total_exact?: boolean;
+            /** @example 5 */
+            total_page: number;
+            /**
+             * @description Lists with keyset pagination (products): pass as `cursor` for the next page; null on the last page (and with sort=relevance)
+             * @example eyJzIjoiaWQiLCJpIjoxMH0
+             */
+            next_cursor?: string | null;
+            /** @description Only with `facets`: the asked ones, over every product the list matches (not only the page); at most 20 values per facet (per option name), most products first, ties by value */
+            facets?: components["schemas"]["ProductFacetsDto"];
+            /**
+             * @description Only with `facets`: false when a facet's products were more than SEARCH_TOTAL_LIMIT (10 000), which it then counted over the first SEARCH_TOTAL_LIMIT of them only
+             * @example true
+             */
+            facets_exact?: boolean;
         };
         ProductImageResponseDto: {
             /**
@@ -5557,6 +5649,12 @@ export interface operations {
                 min_price?: number;
                 /** @description Decimal, at most 2 places */
                 max_price?: number;
+                /** @description The same bound as `min_price` (both given and different: 400 rule `sameAsMinPrice`) */
+                price_min?: number;
+                /** @description The same bound as `max_price` (both given and different: 400 rule `sameAsMaxPrice`) */
+                price_max?: number;
+                /** @description Comma-separated facets to add to `meta.facets`, any of `category_id`, `options`, `price`: counts of the matching products per value, each facet leaving its own filter out (docs/api.md, Facets) */
+                facets?: string;
                 /** @description true: stock > 0; false: stock = 0 */
                 in_stock?: boolean;
                 /** @description Stock at most this (low stock: `max_stock=5`); with `in_stock` both apply */
@@ -5569,6 +5667,10 @@ export interface operations {
                 sort?: "id" | "-id" | "price" | "-price" | "name" | "-name" | "created_at" | "-created_at" | "relevance";
                 /** @description Keyset pagination: the `meta.next_cursor` of the previous page (same sort and filters); the page after it, read in constant time however deep. `page` is then ignored. Not available with sort=relevance. */
                 cursor?: string;
+                /** @description `option[Size]=M`: products with the option Size (its exact name) having the value M (ignoring case, after NFKC); `option[Size]=M&option[Size]=L`: either value; several options: all of them. At most 10 options of 20 values, each 1 to 50 characters (400 naming `option[Size]`, rules `maxOptions`, `maxValues`, `optionName`, `optionValue`). */
+                option?: {
+                    [key: string]: string | string[];
+                };
             };
             header?: never;
             path?: never;
@@ -5595,7 +5697,7 @@ export interface operations {
                         /** @example OK */
                         message: string;
                         data: components["schemas"]["ProductResponseDto"][];
-                        meta: components["schemas"]["PageMetaDto"];
+                        meta: components["schemas"]["ProductListMetaDto"];
                     };
                 };
             };

@@ -35,6 +35,7 @@ import { IndexOrdersByEmail1763803400000 } from './1763803400000-index-orders-by
 import { CreateFulfilments1763803500000 } from './1763803500000-create-fulfilments.js';
 import { CreateReturns1763803600000 } from './1763803600000-create-returns.js';
 import { RecordOrderHistory1763803700000 } from './1763803700000-record-order-history.js';
+import { CreateProductOptionValues1763803900000 } from './1763803900000-create-product-option-values.js';
 import { CreateSearchSynonyms1763804000000 } from './1763804000000-create-search-synonyms.js';
 
 // Migrations in the order they apply; a new migration is appended here.
@@ -73,6 +74,7 @@ export const migrations: Array<new () => MigrationInterface> = [
   CreateReturns1763803600000,
   RecordOrderHistory1763803700000,
   AddDraftOrders1763803800000,
+  CreateProductOptionValues1763803900000,
   CreateSearchSynonyms1763804000000,
   CreateSearchWords1763804100000,
 ];

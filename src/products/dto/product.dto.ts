@@ -1,4 +1,10 @@
-import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  getSchemaPath,
+  PartialType,
+} from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -13,8 +19,10 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
 } from 'class-validator';
 import { IsMoney } from '../../common/money.js';
+import { PageMetaDto } from '../../common/openapi.js';
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
 import type { Product } from '../product.entity.js';
@@ -232,6 +240,22 @@ export type ProductSort = (typeof PRODUCT_SORTS)[number];
 export const PRODUCT_LIST_SORTS = [...PRODUCT_SORTS, 'relevance'] as const;
 export type ProductListSort = (typeof PRODUCT_LIST_SORTS)[number];
 
+/** The facets a product list may add to its `meta.facets`. */
+export const PRODUCT_FACETS = ['category_id', 'options', 'price'] as const;
+export type ProductFacet = (typeof PRODUCT_FACETS)[number];
+
+/** A comma-separated list of PRODUCT_FACETS (rule `isIn`); a repeated name counts once. */
+const IsFacetList = () =>
+  ValidateBy({
+    name: 'isIn',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' &&
+        value.split(',').every((name) => (PRODUCT_FACETS as readonly string[]).includes(name)),
+      defaultMessage: () => `facets must be a comma-separated list of: ${PRODUCT_FACETS.join(', ')}`,
+    },
+  });
+
 /** A decimal query value with at most 2 places; anything else stays a string and fails @IsMoney. */
 const ToMoney = () =>
   Transform(({ value }) =>
@@ -299,6 +323,41 @@ export class ProductListQueryDto extends SearchPageQueryDto {
   @IsMoney()
   @Min(0)
   max_price?: number;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    description: 'The same bound as `min_price` (both given and different: 400 rule `sameAsMinPrice`)',
+  })
+  @Optional()
+  @ToMoney()
+  @IsMoney()
+  @Min(0)
+  price_min?: number;
+
+  @ApiPropertyOptional({
+    minimum: 0,
+    description: 'The same bound as `max_price` (both given and different: 400 rule `sameAsMaxPrice`)',
+  })
+  @Optional()
+  @ToMoney()
+  @IsMoney()
+  @Min(0)
+  price_max?: number;
+
+  // Documented by the controller's @ApiQuery (a deepObject); its rules are optionFilters'.
+  @Optional()
+  @IsObject({ message: 'option must be given as option[Name]=value' })
+  option?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    example: 'category_id,options,price',
+    description:
+      'Comma-separated facets to add to `meta.facets`, any of `category_id`, `options`, `price`: counts of the ' +
+      'matching products per value, each facet leaving its own filter out (docs/api.md, Facets)',
+  })
+  @Optional()
+  @IsFacetList()
+  facets?: string;
 
   @ApiPropertyOptional({ description: 'true: stock > 0; false: stock = 0' })
   @Optional()
@@ -399,6 +458,80 @@ export class ProductResponseDto {
   calculated_price?: CalculatedPriceDto | null;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) created_at: string;
   @ApiProperty({ format: 'date-time', example: '2026-11-22T08:00:00.000Z' }) updated_at: string;
+}
+
+export class CategoryFacetValueDto {
+  @ApiProperty({ type: 'integer', example: 3, description: 'A category id' }) value: number;
+  @ApiProperty({ type: 'integer', minimum: 1, example: 12 }) count: number;
+}
+
+export class OptionFacetValueDto {
+  @ApiProperty({
+    example: 'M',
+    description:
+      'The value as the products spell it (of spellings differing in case, the first in code-point order)',
+  })
+  value: string;
+  @ApiProperty({ type: 'integer', minimum: 1, example: 12 }) count: number;
+}
+
+export class PriceFacetBucketDto {
+  @ApiProperty({ example: 10, description: 'Inclusive, in the unit of `price` (the default currency)' })
+  min: number;
+  @ApiProperty({
+    type: 'number',
+    nullable: true,
+    example: 25,
+    description: 'Exclusive; null for the last bucket (no upper bound)',
+  })
+  max: number | null;
+  @ApiProperty({ type: 'integer', minimum: 1, example: 12 }) count: number;
+}
+
+@ApiExtraModels(OptionFacetValueDto)
+export class ProductFacetsDto {
+  @ApiPropertyOptional({
+    type: [CategoryFacetValueDto],
+    description:
+      'With `facets=category_id`: the products per category (their own category), the category filter left out',
+  })
+  category_id?: CategoryFacetValueDto[];
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'array', items: { $ref: getSchemaPath(OptionFacetValueDto) } },
+    example: { Size: [{ value: 'M', count: 12 }], Color: [{ value: 'Red', count: 7 }] },
+    description:
+      "With `facets=options`: per option name, the products per value, each name's own `option[Name]` filter " +
+      'left out',
+  })
+  options?: Record<string, OptionFacetValueDto[]>;
+
+  @ApiPropertyOptional({
+    type: [PriceFacetBucketDto],
+    description:
+      'With `facets=price`: the products per price bucket, in price order, the price bounds left out',
+  })
+  price?: PriceFacetBucketDto[];
+}
+
+/** The product list's `meta`: the page's, and the facets when asked. */
+export class ProductListMetaDto extends PageMetaDto {
+  @ApiPropertyOptional({
+    type: ProductFacetsDto,
+    description:
+      'Only with `facets`: the asked ones, over every product the list matches (not only the page); at most 20 ' +
+      'values per facet (per option name), most products first, ties by value',
+  })
+  facets?: ProductFacetsDto;
+
+  @ApiPropertyOptional({
+    example: true,
+    description:
+      "Only with `facets`: false when a facet's products were more than SEARCH_TOTAL_LIMIT (10 000), which it " +
+      'then counted over the first SEARCH_TOTAL_LIMIT of them only',
+  })
+  facets_exact?: boolean;
 }
 
 export function toProductResponse(
