@@ -517,12 +517,20 @@ export function createHandlers(config, pool) {
       relevance: true,
       fewProducts: false,
     });
-    const { sql, params } = productSearch.wordsCountSql(terms, plan, productSearch.driverOf(terms, counts), {
+    const driver = productSearch.driverOf(terms, counts);
+    // As the service: a count checking its driver's postings reads a budget of them (then a lower bound).
+    const budget =
+      plan === 'postings' && terms.length > 1
+        ? productSearch.countBudget(config.searchRankLimit, counts[driver])
+        : undefined;
+    const { sql, params } = productSearch.wordsCountSql(terms, plan, driver, {
       mysql: true,
       active: active ? true : undefined,
       cap: config.searchTotalLimit + 1,
+      budget,
     });
-    return pool.query(sql, params);
+    const [rows] = await pool.query(sql, params);
+    return { total: Number(rows[0].n), lowerBound: budget !== undefined };
   }
 
   /** The service's search plan and SQL (product-list.query.ts) for a relevance page (`score`) or the count. */
@@ -629,13 +637,14 @@ export function createHandlers(config, pool) {
     // it (product-list-totals.ts): per filter, under the catalogue generation read before counting; a search's
     // count stops past SEARCH_TOTAL_LIMIT.
     let total = offset + rows.length;
+    let lowerBound = false;
     if (after !== undefined || more || (rows.length === 0 && offset > 0)) {
       const [[{ generation }]] = await pool.query('SELECT generation FROM catalog_state WHERE id = 1');
       const key = JSON.stringify([where, params, words]);
       const known = totals.get(key);
       totals.delete(key);
       if (known?.generation === Number(generation) && Date.now() - known.countedAt < TOTALS_TTL_MS) {
-        total = known.total;
+        ({ total, lowerBound } = known);
         totals.set(key, known);
       } else {
         const countWhere = [...where];
@@ -646,22 +655,26 @@ export function createHandlers(config, pool) {
             ? await searchParts(words, countWhere, countParams, false, visibility)
             : null;
         const matches = `FROM ${counted === null ? 'products p' : counted.from} WHERE ${countWhere.join(' AND ')}`;
-        const [rows] = wordsOnly
-          ? await countInWords(words, user.role !== 'admin')
-          : await pool.query(
-              counted === null
-                ? `SELECT COUNT(*) AS n ${matches}`
-                : `SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`,
-              counted === null
-                ? countParams
-                : [...counted.fromParams, ...countParams, config.searchTotalLimit + 1],
-            );
-        total = Number(rows[0].n);
-        totals.set(key, { generation: Number(generation), total, countedAt: Date.now() });
+        if (wordsOnly) {
+          ({ total, lowerBound } = await countInWords(words, user.role !== 'admin'));
+        } else {
+          const [rows] = await pool.query(
+            counted === null
+              ? `SELECT COUNT(*) AS n ${matches}`
+              : `SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`,
+            counted === null
+              ? countParams
+              : [...counted.fromParams, ...countParams, config.searchTotalLimit + 1],
+          );
+          total = Number(rows[0].n);
+        }
+        totals.set(key, { generation: Number(generation), total, lowerBound, countedAt: Date.now() });
         if (totals.size > 10_000) totals.delete(totals.keys().next().value);
       }
+      // A lower bound is at least what this page has seen.
+      if (lowerBound) total = Math.max(total, offset + rows.length + (more ? 1 : 0));
     }
-    const exact = searching ? { total_exact: total <= config.searchTotalLimit } : {};
+    const exact = searching ? { total_exact: total <= config.searchTotalLimit && !lowerBound } : {};
     if (searching) total = Math.min(total, config.searchTotalLimit);
     const nextCursor =
       more && sort === 'id'

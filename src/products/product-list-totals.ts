@@ -5,7 +5,14 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.module.js';
 import type { Tx } from '../database/transaction-runner.js';
 import { Metrics } from '../observability/metrics.js';
-import { ProductListFilter, ProductListQuery } from './product-list.query.js';
+import type { ProductFacet } from './dto/product.dto.js';
+import {
+  ListCount,
+  ListFacets,
+  PRODUCT_SEARCH,
+  ProductListFilter,
+  type ProductSearch,
+} from './product-list.query.js';
 
 const GENERATION = 'SELECT generation FROM catalog_state WHERE id = 1';
 const NEXT_GENERATION = 'UPDATE catalog_state SET generation = generation + 1 WHERE id = 1';
@@ -14,27 +21,27 @@ const MAX_TOTALS = 10_000;
 
 interface Counted {
   generation: number;
-  total: number;
+  value: unknown;
   countedAt: number;
 }
 
 /**
- * The product lists' `meta.total`, counted once per filter and catalogue generation. Every product write of
- * the service raises `catalog_state.generation` in its transaction (`catalogChanged`), and a total is reused
- * only under the generation read before it was counted, so it is what a count would give, on every instance.
- * Stock moves with every order without raising the generation, so `in_stock` and `max_stock` lists are always counted, and
- * so are `include_descendants` lists, whose subtree changes with category writes.
+ * The product lists' `meta.total` and `meta.facets`, counted once per filter and catalogue generation. Every
+ * product write of the service raises `catalog_state.generation` in its transaction (`catalogChanged`), and a
+ * count is reused only under the generation read before it was counted, so it is what a count would give, on
+ * every instance. Stock moves with every order without raising the generation, so `in_stock` and `max_stock`
+ * lists are always counted, and so are `include_descendants` lists, whose subtree changes with category writes.
  * PRODUCT_TOTALS_TTL bounds how long a change made outside the service (SQL by hand) can go unseen.
  */
 @Injectable()
 export class ProductListTotals {
-  private readonly totals = new Map<string, Counted>();
+  private readonly counted = new Map<string, Counted>();
   private readonly ttlMs: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
-    private readonly listQuery: ProductListQuery,
+    @Inject(PRODUCT_SEARCH) private readonly listQuery: ProductSearch,
     private readonly metrics: Metrics,
   ) {
     this.ttlMs = config.productTotalsTtlSeconds * 1000;
@@ -45,34 +52,43 @@ export class ProductListTotals {
     await tx.query(NEXT_GENERATION);
   }
 
-  async total(filter: ProductListFilter): Promise<number> {
+  total(filter: ProductListFilter): Promise<ListCount> {
+    return this.remembered(JSON.stringify(filter), filter, () => this.listQuery.count(filter));
+  }
+
+  facets(filter: ProductListFilter, asked: ProductFacet[]): Promise<ListFacets> {
+    return this.remembered(`facets ${asked.join()} ${JSON.stringify(filter)}`, filter, () =>
+      this.listQuery.facets(filter, asked),
+    );
+  }
+
+  private async remembered<T>(key: string, filter: ProductListFilter, count: () => Promise<T>): Promise<T> {
     if (
       this.ttlMs === 0 ||
       filter.inStock !== undefined ||
       filter.maxStock !== undefined ||
       filter.includeDescendants === true
     ) {
-      return this.listQuery.count(filter);
+      return count();
     }
     // Read before counting: a write committed in between then gives the next request a new generation.
     const [{ generation }]: Array<{ generation: number | string }> = await this.dataSource.query(GENERATION);
-    const key = JSON.stringify(filter);
     const now = Date.now();
-    const known = this.totals.get(key);
-    this.totals.delete(key);
+    const known = this.counted.get(key);
+    this.counted.delete(key);
     if (
       known !== undefined &&
       known.generation === Number(generation) &&
       now - known.countedAt < this.ttlMs
     ) {
-      this.totals.set(key, known);
+      this.counted.set(key, known);
       this.metrics.productTotals.inc({ result: 'hit' });
-      return known.total;
+      return known.value as T;
     }
-    const total = await this.listQuery.count(filter);
-    this.totals.set(key, { generation: Number(generation), total, countedAt: now });
-    if (this.totals.size > MAX_TOTALS) this.totals.delete(this.totals.keys().next().value as string);
+    const value = await count();
+    this.counted.set(key, { generation: Number(generation), value, countedAt: now });
+    if (this.counted.size > MAX_TOTALS) this.counted.delete(this.counted.keys().next().value as string);
     this.metrics.productTotals.inc({ result: 'miss' });
-    return total;
+    return value;
   }
 }

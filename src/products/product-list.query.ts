@@ -28,6 +28,8 @@ import {
 } from './product-facets.js';
 import type { OptionFilter } from './product-option-values.js';
 import {
+  budgetPostings,
+  countBudget,
   driverOf,
   postingsCountSql,
   searchPlan,
@@ -152,6 +154,35 @@ interface FilterSql {
   id: string;
   /** A search walking a word's postings: their index order replaces the requested one. */
   postingsOrder?: SearchSql['postingsOrder'];
+  /** A count that read only its budget of the driver's postings (countBudget): at least what it counts. */
+  lowerBound?: boolean;
+}
+
+/**
+ * The port of the product list's reads: a page, a count and the facets of a filter, with or without search
+ * words. ProductListQuery answers it from the database (the word index, src/products/product-search.ts); another
+ * engine (OpenSearch, Meilisearch, …) can take its place under PRODUCT_SEARCH: docs/extending.md, "Replacing the
+ * search", states the contract.
+ */
+export interface ProductSearch {
+  page(filter: ProductListFilter, request: ProductPageRequest): Promise<ProductPage>;
+  /** With `budgeted` false, a search's count is never cut at its budget (never `lowerBound`). */
+  count(filter: ProductListFilter, options?: { budgeted: boolean }): Promise<ListCount>;
+  facets(filter: ProductListFilter, asked: ProductFacet[]): Promise<ListFacets>;
+}
+
+export const PRODUCT_SEARCH = Symbol('ProductSearch');
+
+/** A list's facets; `exact` false when some facet was counted over the first SEARCH_TOTAL_LIMIT matches only. */
+export interface ListFacets {
+  facets: ProductFacetsDto;
+  exact: boolean;
+}
+
+/** A list's count; `lowerBound` when it stopped at its budget of postings (countBudget): at least `total`. */
+export interface ListCount {
+  total: number;
+  lowerBound: boolean;
 }
 
 /**
@@ -162,7 +193,7 @@ interface FilterSql {
  * SEARCH_TIMEOUT_MS, and its count stops at SEARCH_TOTAL_LIMIT + 1.
  */
 @Injectable()
-export class ProductListQuery {
+export class ProductListQuery implements ProductSearch {
   private readonly logger = new Logger('ProductSearch');
   private readonly mysql: boolean;
   private readonly search: AppConfig['search'];
@@ -310,7 +341,10 @@ export class ProductListQuery {
    * How many products the filter matches; for a search at most SEARCH_TOTAL_LIMIT + 1 (the statement stops
    * there): more than the limit is told by that.
    */
-  async count(filter: ProductListFilter): Promise<number> {
+  async count(
+    filter: ProductListFilter,
+    options: { budgeted: boolean } = { budgeted: true },
+  ): Promise<ListCount> {
     const words = filter.searchWords ?? [];
     if (words.length > 0 && onlyVisibility(filter)) {
       // Only the visibility besides the words: counted in the word index (the rank band of active products).
@@ -318,15 +352,22 @@ export class ProductListQuery {
       const counts = await this.termPostings(filter, terms);
       const cap = this.search.totalLimit + 1;
       const plan = searchPlan(counts, this.search.rankLimit, { relevance: true, fewProducts: false });
-      const { sql, params } = wordsCountSql(terms, plan, driverOf(terms, counts), {
+      const driver = driverOf(terms, counts);
+      // A lone term's postings are not checked: its count stops at the cap by itself.
+      const budget =
+        options.budgeted && plan === 'postings' && terms.length > 1
+          ? countBudget(this.search.rankLimit, counts[driver])
+          : undefined;
+      const { sql, params } = wordsCountSql(terms, plan, driver, {
         mysql: this.mysql,
         active: filter.active,
         cap,
+        budget,
       });
       const [row] = await this.run<{ n: number | string }>(filter, sql, params);
-      return Number(row.n);
+      return { total: Number(row.n), lowerBound: budget !== undefined };
     }
-    const sql = await this.filterSql(filter, 'count');
+    const sql = await this.filterSql(filter, 'count', 0, options.budgeted);
     const matches = `FROM ${sql.from} WHERE ${sql.where.join(' AND ')}`;
     const capped = filter.searchWords !== undefined && filter.searchWords.length > 0;
     const rows = await this.run<{ n: number | string }>(
@@ -336,7 +377,7 @@ export class ProductListQuery {
         : `${sql.with}SELECT COUNT(*) AS n ${matches}`,
       [...sql.withParams, ...sql.fromParams, ...sql.params, ...(capped ? [this.search.totalLimit + 1] : [])],
     );
-    return Number(rows[0].n);
+    return { total: Number(rows[0].n), lowerBound: sql.lowerBound === true };
   }
 
   /**
@@ -345,10 +386,7 @@ export class ProductListQuery {
    * that option's filter): one statement per facet, over at most SEARCH_TOTAL_LIMIT matches; `exact` is false
    * when a facet had more (its counts are then those of the first SEARCH_TOTAL_LIMIT the database found).
    */
-  async facets(
-    filter: ProductListFilter,
-    asked: ProductFacet[],
-  ): Promise<{ facets: ProductFacetsDto; exact: boolean }> {
+  async facets(filter: ProductListFilter, asked: ProductFacet[]): Promise<ListFacets> {
     const cap = this.search.totalLimit;
     const facets: ProductFacetsDto = {};
     let seen = 0;
@@ -416,7 +454,12 @@ export class ProductListQuery {
    * The filter's SQL for a page in relevance order, a page in another order, or a count; `pageRows` is how many
    * rows a page needs (offset + limit + 1).
    */
-  private async filterSql(filter: ProductListFilter, use: SearchUse, pageRows = 0): Promise<FilterSql> {
+  private async filterSql(
+    filter: ProductListFilter,
+    use: SearchUse,
+    pageRows = 0,
+    budgeted = false,
+  ): Promise<FilterSql> {
     const sql: FilterSql = {
       with: '',
       withParams: [],
@@ -469,7 +512,7 @@ export class ProductListQuery {
     }
     if (filter.searchWords !== undefined) {
       if (filter.searchWords.length === 0) sql.where.push('1 = 0');
-      else await this.addSearch(sql, filter, use, pageRows);
+      else await this.addSearch(sql, filter, use, pageRows, budgeted);
     }
     return sql;
   }
@@ -483,13 +526,26 @@ export class ProductListQuery {
     filter: ProductListFilter,
     use: SearchUse,
     pageRows: number,
+    budgeted: boolean,
   ): Promise<void> {
     const terms = await this.dictionary.withVariants(searchTerms(filter.searchWords!));
     const counts = await this.termPostings(filter, terms);
     const fewProducts = filter.ids !== undefined || filter.slug !== undefined;
     const plan = searchPlan(counts, this.search.rankLimit, { relevance: use !== 'sorted', fewProducts });
     const score = use === 'relevance';
-    const search = searchSql(terms, plan, driverOf(terms, counts), {
+    const driver = driverOf(terms, counts);
+    // A count checks each of its driver's postings against the filter (and the other terms): a budget of them.
+    let budget: number | undefined;
+    if (budgeted && use === 'count' && plan === 'postings') {
+      const driverPostings =
+        terms.length > 1
+          ? counts[driver]
+          : await this.postingsCount(filter, terms[driver], budgetPostings(this.search.rankLimit));
+      budget = countBudget(this.search.rankLimit, driverPostings);
+    }
+    sql.lowerBound = budget !== undefined;
+    const search = searchSql(terms, plan, driver, {
+      budget,
       mysql: this.mysql,
       score,
       active: filter.active,

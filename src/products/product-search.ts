@@ -39,6 +39,8 @@ export interface TermVariant {
   word: string;
   prefix: boolean;
   tier: number;
+  /** For a prefix: the end of its words (exclusive) when a better variant's words were cut out of its range. */
+  until?: string;
 }
 
 /**
@@ -98,7 +100,7 @@ function variantsCondition(alias: string, variants: TermVariant[]): { sql: strin
   params.push(...words);
   for (const variant of variants.filter((v) => v.prefix)) {
     parts.push(`${alias}.word >= ? AND ${alias}.word < ?`);
-    params.push(variant.word, variant.word + PREFIX_END);
+    params.push(variant.word, variant.until ?? variant.word + PREFIX_END);
   }
   return {
     sql: parts.length === 1 ? parts[0] : `(${parts.map((part) => `(${part})`).join(' OR ')})`,
@@ -198,7 +200,7 @@ export function wordsCountSql(
   terms: SearchTerm[],
   plan: SearchPlan,
   driver: number,
-  options: { mysql: boolean; active: boolean | undefined; cap: number },
+  options: { mysql: boolean; active: boolean | undefined; cap: number; budget?: number },
 ): { sql: string; params: unknown[] } {
   if (plan === 'merged') {
     const merged = mergedPostings(terms, options.active);
@@ -210,6 +212,13 @@ export function wordsCountSql(
   const fromParams: unknown[] = [];
   const where = [condition.sql];
   const whereParams: unknown[] = [...condition.params];
+  if (options.budget !== undefined) {
+    const budgeted = budgetedDriver(condition, options.budget);
+    from = budgeted.sql;
+    fromParams.push(...budgeted.params);
+    where[0] = '1 = 1';
+    whereParams.length = 0;
+  }
   terms.forEach((term, i) => {
     if (i === driver) return;
     const alias = `w${i}`;
@@ -269,6 +278,39 @@ export function driverOf(terms: SearchTerm[], counts: number[]): number {
 }
 
 /** The plan for a search whose terms have `counts` postings (capped: termPostings). */
+/**
+ * A count checking each of its driver's postings reads at most this many times the rank limit of them (2 000 by
+ * default, about 20 ms of primary-key probes at a million products): at 20 (10 000) a never-seen pair of common
+ * words still took 60-160 ms for its count.
+ */
+const COUNT_BUDGET_FACTOR = 4;
+
+/**
+ * How many of the driver's postings a count reads at most when every one is checked (against other terms or
+ * filters) and the driver has more: past it the count is a lower bound, so that a count never probes more than
+ * that many postings, however sparsely its words or filters meet. `driverPostings` is the driver's count, capped
+ * past the budget (termPostings counts several common terms that far).
+ */
+export function countBudget(rankLimit: number, driverPostings: number): number | undefined {
+  return driverPostings > COUNT_BUDGET_FACTOR * rankLimit ? COUNT_BUDGET_FACTOR * rankLimit : undefined;
+}
+
+/** How far a lone term's postings are counted to tell whether its count needs a budget (countBudget). */
+export const budgetPostings = (rankLimit: number) => COUNT_BUDGET_FACTOR * rankLimit + 1;
+
+/**
+ * The driver's postings as a count with a budget reads them: the first `budget` in index order, as a derived
+ * table `d (product_id, word, rank)`.
+ */
+function budgetedDriver(condition: { sql: string; params: unknown[] }, budget: number) {
+  return {
+    sql:
+      `(SELECT d.product_id, d.word, d.\`rank\` FROM product_words d WHERE ${condition.sql} ` +
+      'ORDER BY d.word, d.`rank`, d.product_id LIMIT ?) d',
+    params: [...condition.params, budget],
+  };
+}
+
 export function searchPlan(
   counts: number[],
   rankLimit: number,
@@ -315,6 +357,8 @@ export function searchSql(
     wordsOnly?: boolean;
     /** A page in relevance order: the rows it needs (offset + limit + 1) and the filter's conditions on `p`. */
     page?: { rows: number; where: string[]; params: unknown[] };
+    /** A count's budget of driver postings (countBudget). */
+    budget?: number;
   },
 ): SearchSql {
   if (plan === 'postings' && options.page !== undefined && tiersOf(terms[driver]).length > 1) {
@@ -359,10 +403,16 @@ export function searchSql(
         `(SELECT d.product_id, MAX(${score.sql}) AS weight FROM product_words d WHERE ${condition.sql} ` +
         `GROUP BY d.product_id) d${wordsOnly ? '' : ` ${join} products p ON p.id = d.product_id`}`;
       sql.fromParams.push(...score.params, ...condition.params);
+    } else if (options.budget !== undefined) {
+      const budgeted = budgetedDriver(condition, options.budget);
+      sql.from = wordsOnly ? budgeted.sql : `${budgeted.sql} ${join} products p ON p.id = d.product_id`;
+      sql.fromParams.push(...budgeted.params);
     } else {
       sql.from = wordsOnly ? 'product_words d' : `product_words d ${join} products p ON p.id = d.product_id`;
       sql.where.push(condition.sql);
       sql.whereParams.push(...condition.params);
+    }
+    if (!(plan === 'ranked' && matchesSeveral(term))) {
       if (term.prefix && term.variants.length === 1) {
         // One row per product: the posting of its first word (in word order) with the prefix.
         sql.where.push(
@@ -439,13 +489,16 @@ function tieredPostings(
   const term = terms[driver];
   const params: unknown[] = [];
   const walks = tiersOf(term).map((tier, i) => {
-    const tierTerms = terms.map((t, j) =>
-      j === driver ? { ...t, variants: t.variants.filter((v) => v.tier === tier) } : t,
+    const own = withoutBetter(
+      term.variants.filter((v) => v.tier === tier),
+      term.variants.filter((v) => v.tier > tier),
     );
+    const tierTerms = terms.map((t, j) => (j === driver ? { ...t, variants: own } : t));
     const walk = searchSql(tierTerms, 'postings', driver, { ...options, score: false, page: undefined });
     const where = [...walk.where];
     params.push(...walk.fromParams, ...walk.whereParams);
     const better = term.variants.filter((v) => v.tier > tier);
+    if (own.length === 0) return null;
     if (better.length > 0) {
       const condition = variantsCondition('x', better);
       where.push(
@@ -466,7 +519,7 @@ function tieredPostings(
   return {
     id: 'd.product_id',
     wordsOnly: true,
-    from: `(${walks.join(' UNION ALL ')}) d`,
+    from: `(${walks.filter((walk) => walk !== null).join(' UNION ALL ')}) d`,
     fromParams: params,
     productsFirst: false,
     where: ['1 = 1'],
@@ -479,4 +532,33 @@ function tieredPostings(
       outer: 'page.t DESC, page.w, page.r, page.id',
     },
   };
+}
+
+/**
+ * A tier's variants without the words of better ones: a word a better variant has is left out, and a prefix's
+ * range is cut around a better prefix's (`cupi` without `cupik`: [cupi, cupik) and [cupik + U+10FFFF, cupi +
+ * U+10FFFF)), so that a tier's walk never reads the postings a better tier's walk has read.
+ */
+function withoutBetter(variants: TermVariant[], better: TermVariant[]): TermVariant[] {
+  const covered = better
+    .map((v) => ({ from: v.word, to: v.prefix ? (v.until ?? v.word + PREFIX_END) : v.word + '\u0000' }))
+    .sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : 0));
+  const inCovered = (word: string) => covered.some((c) => word >= c.from && word < c.to);
+  const own: TermVariant[] = [];
+  for (const variant of variants) {
+    if (!variant.prefix) {
+      if (!inCovered(variant.word)) own.push(variant);
+      continue;
+    }
+    let from = variant.word;
+    const to = variant.until ?? variant.word + PREFIX_END;
+    for (const c of covered) {
+      if (c.to <= from || c.from >= to) continue;
+      if (c.from > from) own.push({ ...variant, word: from, until: c.from });
+      from = c.to > from ? c.to : from;
+      if (from >= to) break;
+    }
+    if (from < to) own.push({ ...variant, word: from, until: to });
+  }
+  return own;
 }

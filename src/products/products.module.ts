@@ -9,7 +9,7 @@ import { Product } from './product.entity.js';
 import { ProductsController } from './products.controller.js';
 import { ProductVariantsController } from './product-variants.controller.js';
 import { ProductVariants } from './product-variants.service.js';
-import { ProductListQuery } from './product-list.query.js';
+import { PRODUCT_SEARCH, ProductListQuery } from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { ProductsService } from './products.service.js';
 import { SearchModule } from '../search/search.module.js';
@@ -30,6 +30,7 @@ import { SearchSlotInterceptor, SearchSlots } from './search-slots.js';
     ProductsService,
     { provide: ProductCatalog, useExisting: ProductsService },
     ProductListQuery,
+    { provide: PRODUCT_SEARCH, useExisting: ProductListQuery },
     ProductListTotals,
     ProductVariants,
     SearchSlots,

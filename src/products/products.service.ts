@@ -41,7 +41,12 @@ import {
 import { readProductDetail } from './product-detail.js';
 import { ProductVariants } from './product-variants.service.js';
 import { Product } from './product.entity.js';
-import { ProductListFilter, ProductListQuery, searchWordsProblem } from './product-list.query.js';
+import {
+  PRODUCT_SEARCH,
+  ProductListFilter,
+  type ProductSearch,
+  searchWordsProblem,
+} from './product-list.query.js';
 import { ProductListTotals } from './product-list-totals.js';
 import { searchQueryWords, writeProductWords } from './product-words.js';
 import { DELETE_OPTION_VALUES, optionFilters } from './product-option-values.js';
@@ -107,7 +112,7 @@ export class ProductsService implements ProductCatalog {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly transactions: TransactionRunner,
     private readonly uploads: UploadHolds,
-    private readonly listQuery: ProductListQuery,
+    @Inject(PRODUCT_SEARCH) private readonly listQuery: ProductSearch,
     private readonly totals: ProductListTotals,
     private readonly variants: ProductVariants,
     private readonly events: EventBus,
@@ -261,10 +266,12 @@ export class ProductsService implements ProductCatalog {
     const { totalLimit } = this.config.search;
     if (searching && after === undefined && ids === undefined && skip >= totalLimit) {
       // Past the window only the capped count is read: a page after every match is the empty page it always
-      // was; one that would need matches past the limit is refused.
-      const counted = await this.totals.total(filter);
-      if (counted <= totalLimit) {
-        return this.withFacets(new Paginated([], counted, page, pageSize, null, true), filter, facets);
+      // was; one that would need matches past the limit is refused. (A count stopped at its budget of postings
+      // cannot tell: the window is counted in full.)
+      let counted = await this.totals.total(filter);
+      if (counted.lowerBound) counted = await this.listQuery.count(filter, { budgeted: false });
+      if (counted.total <= totalLimit) {
+        return this.withFacets(new Paginated([], counted.total, page, pageSize, null, true), filter, facets);
       }
       const lastPage = Math.ceil(totalLimit / pageSize);
       throw fieldError(
@@ -294,14 +301,21 @@ export class ProductsService implements ProductCatalog {
     const offset = after === undefined ? skip : 0;
     const { products, last } = await this.listQuery.page(filter, { sort, limit: pageSize, offset, after });
     // The count is needed only when it cannot be told from the page: more follow, or a page past the end. A
-    // search's count stops past SEARCH_TOTAL_LIMIT: its total is then the limit, not exact.
+    // search's count stops past SEARCH_TOTAL_LIMIT, or at its budget of postings (a lower bound): its total is
+    // then not exact.
     const counted =
       after !== undefined || last !== null || (products.length === 0 && offset > 0)
         ? await this.totals.total(filter)
-        : offset + products.length;
-    const total = searching ? Math.min(counted, totalLimit) : counted;
+        : { total: offset + products.length, lowerBound: false };
+    // A lower bound is at least what this page has seen.
+    const seen = offset + products.length + (last === null ? 0 : 1);
+    const total = !searching
+      ? counted.total
+      : counted.lowerBound
+        ? Math.min(Math.max(counted.total, seen), totalLimit)
+        : Math.min(counted.total, totalLimit);
     const nextCursor = last === null || sort === 'relevance' ? null : encodeCursor(sort, last);
-    const exact = searching ? counted <= totalLimit : undefined;
+    const exact = searching ? counted.total <= totalLimit && !counted.lowerBound : undefined;
     await this.withCalculatedPrices(productsPriced(products), region, actor);
     const listed = new Paginated(
       products,
@@ -321,7 +335,7 @@ export class ProductsService implements ProductCatalog {
     facets: ProductFacet[] | undefined,
   ): Promise<Paginated<T>> {
     if (facets === undefined) return page;
-    const counted = await this.listQuery.facets(filter, facets);
+    const counted = await this.totals.facets(filter, facets);
     page.meta.facets = counted.facets;
     page.meta.facets_exact = counted.exact;
     return page;
