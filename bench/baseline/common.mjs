@@ -541,12 +541,25 @@ export function createHandlers(config, pool) {
       relevance: true,
       fewProducts: false,
     });
-    const search = productSearch.searchSql(terms, plan, productSearch.driverOf(terms, counts), {
+    const driver = productSearch.driverOf(terms, counts);
+    // A count walking postings reads a budget of its driver's (then a lower bound), as the service.
+    let budget;
+    if (!score && plan === 'postings') {
+      const driverPostings =
+        terms.length > 1
+          ? counts[driver]
+          : await postingsCount(terms[driver], productSearch.budgetPostings(config.searchRankLimit));
+      budget = productSearch.countBudget(config.searchRankLimit, driverPostings);
+    }
+    const search = productSearch.searchSql(terms, plan, driver, {
       mysql: true,
       score,
       ...visibility,
       page: score ? { rows: pageRows, where: [...where], params: [...params] } : undefined,
+      distinct: !score,
+      budget,
     });
+    search.lowerBound = budget !== undefined;
     // Reading no product row, the filter is in the rank band or in the search's own statements.
     if (search.wordsOnly) {
       where.length = 0;
@@ -661,12 +674,13 @@ export function createHandlers(config, pool) {
           const [rows] = await pool.query(
             counted === null
               ? `SELECT COUNT(*) AS n ${matches}`
-              : `SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`,
+              : `SELECT COUNT(*) AS n FROM (SELECT DISTINCT ${counted.id} ${matches} LIMIT ?) matches`,
             counted === null
               ? countParams
               : [...counted.fromParams, ...countParams, config.searchTotalLimit + 1],
           );
           total = Number(rows[0].n);
+          lowerBound = counted?.lowerBound === true;
         }
         totals.set(key, { generation: Number(generation), total, lowerBound, countedAt: Date.now() });
         if (totals.size > 10_000) totals.delete(totals.keys().next().value);

@@ -19,12 +19,12 @@ import {
 import { placeholders } from '../database/raw-query.js';
 import type { ProductFacet, ProductFacetsDto } from './dto/product.dto.js';
 import {
-  type FacetMatches,
+  FACET_ID_CHUNK,
+  optionFacetSql,
   type OptionNames,
-  optionsFacetOf,
-  optionsFacetSql,
   priceBucketOf,
-  productColumnFacetSql,
+  productFacetSql,
+  topValues,
 } from './product-facets.js';
 import type { OptionFilter } from './product-option-values.js';
 import {
@@ -113,10 +113,9 @@ export class SearchTimeoutException extends InternalServerErrorException {
   }
 }
 
-/** A filter's matches for a facet (FacetMatches), with the WITH clause its statement starts with. */
-interface FilterMatches extends FacetMatches {
-  with: string;
-  withParams: unknown[];
+/** Adds `n` to the count of `key`. */
+function add<K>(counts: Map<K, number>, key: K, n: number): void {
+  counts.set(key, (counts.get(key) ?? 0) + n);
 }
 
 /** The option filters without the one of `name` (undefined when none is left). */
@@ -373,7 +372,7 @@ export class ProductListQuery implements ProductSearch {
     const rows = await this.run<{ n: number | string }>(
       filter,
       capped
-        ? `${sql.with}SELECT COUNT(*) AS n FROM (SELECT 1 ${matches} LIMIT ?) matches`
+        ? `${sql.with}SELECT COUNT(*) AS n FROM (SELECT DISTINCT ${sql.id} ${matches} LIMIT ?) matches`
         : `${sql.with}SELECT COUNT(*) AS n ${matches}`,
       [...sql.withParams, ...sql.fromParams, ...sql.params, ...(capped ? [this.search.totalLimit + 1] : [])],
     );
@@ -383,71 +382,100 @@ export class ProductListQuery implements ProductSearch {
   /**
    * The asked facets of the products the filter matches, each over the filter without its own part (the category
    * facet without the category, the price facet without the price bounds, each option name's values without
-   * that option's filter): one statement per facet, over at most SEARCH_TOTAL_LIMIT matches; `exact` is false
-   * when a facet had more (its counts are then those of the first SEARCH_TOTAL_LIMIT the database found).
+   * that option's filter). The ids of each such filter's matches are read once (at most SEARCH_TOTAL_LIMIT + 1;
+   * the facets sharing a filter share them), then counted by primary key; `exact` is false when a filter had
+   * more (its facets count the first SEARCH_TOTAL_LIMIT the database found).
    */
   async facets(filter: ProductListFilter, asked: ProductFacet[]): Promise<ListFacets> {
     const cap = this.search.totalLimit;
-    const facets: ProductFacetsDto = {};
-    let seen = 0;
-    for (const facet of asked) {
-      if (facet === 'options') {
-        const filtered = filter.options ?? [];
-        const branches = [
-          { filter, names: { except: filtered.map((option) => option.name) } as OptionNames },
-          ...filtered.map((option) => ({
-            filter: { ...filter, options: optionsBut(filtered, option.name) },
-            names: { only: option.name },
-          })),
-        ];
-        const built: FilterMatches[] = [];
-        for (const branch of branches) built.push(await this.facetMatches(branch.filter, cap));
-        // The branches differ in their option filters only: the first one's WITH clause is every one's.
-        const { sql, params } = optionsFacetSql(
-          built.map((matches, i) => ({ matches, names: branches[i].names })),
-          cap,
-        );
-        const rows = await this.run<{
-          name: string | null;
-          facet_value: string;
-          n: number | string;
-          matches: number | string;
-        }>(filter, `${built[0].with}${sql}`, [...built[0].withParams, ...params]);
-        facets.options = optionsFacetOf(rows);
-        seen = Math.max(seen, ...rows.map((row) => Number(row.matches)));
-        continue;
+    const category = asked.includes('category_id');
+    const price = asked.includes('price');
+    /** Per filter (its JSON): the filter, the facets of the products' rows and the option names counted over it. */
+    const over = new Map<string, { own: ProductListFilter; rows: ProductFacet[]; names: OptionNames[] }>();
+    const count = (own: ProductListFilter, facet: ProductFacet, names?: OptionNames) => {
+      const key = JSON.stringify(own);
+      const entry = over.get(key) ?? { own, rows: [], names: [] };
+      if (names === undefined) entry.rows.push(facet);
+      else entry.names.push(names);
+      over.set(key, entry);
+    };
+    if (category) count({ ...filter, categoryId: undefined, includeDescendants: undefined }, 'category_id');
+    if (price) count({ ...filter, minCents: undefined, maxCents: undefined }, 'price');
+    if (asked.includes('options')) {
+      const filtered = filter.options ?? [];
+      count(filter, 'options', { except: filtered.map((option) => option.name) });
+      for (const option of filtered) {
+        count({ ...filter, options: optionsBut(filtered, option.name) }, 'options', { only: option.name });
       }
-      const own: ProductListFilter =
-        facet === 'category_id'
-          ? { ...filter, categoryId: undefined, includeDescendants: undefined }
-          : { ...filter, minCents: undefined, maxCents: undefined };
-      const matches = await this.facetMatches(own, cap);
-      const { sql, params } = productColumnFacetSql(facet, matches, cap);
-      const rows = await this.run<{
-        facet_value: number | string;
-        n: number | string;
-        matches: number | string;
-      }>(own, `${matches.with}${sql}`, [...matches.withParams, ...params]);
-      const counted = rows.filter((row) => Number(row.n) > 0);
-      if (facet === 'category_id') {
-        facets.category_id = counted.map((row) => ({ value: Number(row.facet_value), count: Number(row.n) }));
-      } else {
-        facets.price = counted.map((row) => priceBucketOf(Number(row.facet_value), Number(row.n)));
-      }
-      seen = Math.max(seen, ...rows.map((row) => Number(row.matches)));
     }
-    return { facets, exact: seen <= cap };
+    const categories = new Map<number, number>();
+    const buckets = new Map<number, number>();
+    const options = new Map<string, Map<string, { value: string; count: number }>>();
+    let exact = true;
+    for (const { own, rows: facetsOfRows, names } of over.values()) {
+      const ids = await this.facetMatches(own, cap);
+      if (ids.length > cap) exact = false;
+      const counted = ids.slice(0, cap);
+      for (let start = 0; start < counted.length; start += FACET_ID_CHUNK) {
+        const chunk = counted.slice(start, start + FACET_ID_CHUNK);
+        if (facetsOfRows.length > 0) {
+          const rows = await this.run<{
+            category_id: number | string;
+            bucket: number | string;
+            n: number | string;
+          }>(own, productFacetSql(chunk.length), chunk);
+          for (const row of rows) {
+            if (facetsOfRows.includes('category_id')) add(categories, Number(row.category_id), Number(row.n));
+            if (facetsOfRows.includes('price')) add(buckets, Number(row.bucket), Number(row.n));
+          }
+        }
+        for (const which of names) {
+          const { sql, params } = optionFacetSql(chunk.length, which);
+          const rows = await this.run<{ name: string; value_key: string; value: string; n: number | string }>(
+            own,
+            sql,
+            [...chunk, ...params],
+          );
+          for (const row of rows) {
+            const values = options.get(row.name) ?? new Map<string, { value: string; count: number }>();
+            const known = values.get(row.value_key);
+            values.set(row.value_key, {
+              value: known === undefined || row.value < known.value ? row.value : known.value,
+              count: (known?.count ?? 0) + Number(row.n),
+            });
+            options.set(row.name, values);
+          }
+        }
+      }
+    }
+    const facets: ProductFacetsDto = {};
+    if (category) facets.category_id = topValues(categories);
+    if (price) {
+      facets.price = [...buckets].sort(([a], [b]) => a - b).map(([bucket, n]) => priceBucketOf(bucket, n));
+    }
+    if (asked.includes('options')) {
+      const names = [...options.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      facets.options = Object.fromEntries(
+        names.map((name) => [
+          name,
+          topValues(new Map([...options.get(name)!.values()].map((v) => [v.value, v.count]))),
+        ]),
+      );
+    }
+    return { facets, exact };
   }
 
-  /** The filter's matches as a facet reads them: their ids, at most `cap` + 1, with the filter's WITH clause. */
-  private async facetMatches(filter: ProductListFilter, cap: number): Promise<FilterMatches> {
+  /** The ids of the filter's matches, at most `cap` + 1, in the order the database finds them. */
+  private async facetMatches(filter: ProductListFilter, cap: number): Promise<number[]> {
     const sql = await this.filterSql(filter, 'count');
-    return {
-      with: sql.with,
-      withParams: sql.withParams,
-      sql: `SELECT ${sql.id} AS id FROM ${sql.from} WHERE ${sql.where.join(' AND ')} LIMIT ?`,
-      params: [...sql.fromParams, ...sql.params, cap + 1],
-    };
+    const rows = await this.run<{ id: number | string }>(
+      filter,
+      // A search's driver may list a product once per word it matches.
+      `${sql.with}SELECT ${filter.searchWords === undefined ? '' : 'DISTINCT '}${sql.id} AS id ` +
+        `FROM ${sql.from} WHERE ${sql.where.join(' AND ')} LIMIT ?`,
+      [...sql.withParams, ...sql.fromParams, ...sql.params, cap + 1],
+    );
+    return rows.map((row) => Number(row.id));
   }
 
   /**
@@ -546,6 +574,7 @@ export class ProductListQuery implements ProductSearch {
     sql.lowerBound = budget !== undefined;
     const search = searchSql(terms, plan, driver, {
       budget,
+      distinct: use === 'count',
       mysql: this.mysql,
       score,
       active: filter.active,

@@ -359,6 +359,11 @@ export function searchSql(
     page?: { rows: number; where: string[]; params: unknown[] };
     /** A count's budget of driver postings (countBudget). */
     budget?: number;
+    /**
+     * The caller reads the ids DISTINCT (a count, a facet's matches): a driver matching several words of a
+     * product is not cut to one row per product by a probe per posting.
+     */
+    distinct?: boolean;
   },
 ): SearchSql {
   if (plan === 'postings' && options.page !== undefined && tiersOf(terms[driver]).length > 1) {
@@ -412,7 +417,7 @@ export function searchSql(
       sql.where.push(condition.sql);
       sql.whereParams.push(...condition.params);
     }
-    if (!(plan === 'ranked' && matchesSeveral(term))) {
+    if (!(plan === 'ranked' && matchesSeveral(term)) && options.distinct !== true) {
       if (term.prefix && term.variants.length === 1) {
         // One row per product: the posting of its first word (in word order) with the prefix.
         sql.where.push(
