@@ -1054,6 +1054,305 @@ describeInBrowser()('admin console in the browser', () => {
     await screenshot(page, 'returns');
   });
 
+  it('filters the product list by its facets: the counts of the API beside the rows, a choice filters them and stays in the URL, Clear filters', async () => {
+    const { page } = admin;
+    const adminToken = (await loginAdmin(service)).token;
+    const createCategory = async (name: string) =>
+      (await api().post('/api/v1/categories').auth(adminToken, { type: 'bearer' }).send({ name }).expect(201))
+        .body.data as { id: number; name: string };
+    const hats = await createCategory('Zephyr hats');
+    const shirts = await createCategory('Zephyr shirts');
+    // Products one search word finds (`zephyr`), in the order of their ids: the list's order (equal relevance).
+    const catalogue = [
+      {
+        name: 'Zephyr tee',
+        category: shirts,
+        options: { Size: ['S', 'M', 'L'], Colour: ['Red', 'Blue'] },
+        price: 9.5,
+        stock: 4,
+      },
+      {
+        name: 'Zephyr polo',
+        category: shirts,
+        options: { Size: ['M', 'L'], Colour: ['Blue'] },
+        price: 19,
+        stock: 0,
+      },
+      {
+        name: 'Zephyr henley',
+        category: shirts,
+        options: { Size: ['L', 'XL'], Colour: ['Green'] },
+        price: 24.99,
+        stock: 2,
+      },
+      { name: 'Zephyr cap', category: hats, options: { Size: ['M'], Colour: ['Red'] }, price: 25, stock: 7 },
+      { name: 'Zephyr beanie', category: hats, options: {} as Record<string, string[]>, price: 12, stock: 3 },
+      {
+        name: 'Zephyr sweater',
+        category: shirts,
+        options: { Size: ['S', 'M'], Colour: ['Red'] },
+        price: 60,
+        stock: 1,
+      },
+    ];
+    for (const product of catalogue) {
+      await api()
+        .post('/api/v1/products')
+        .auth(adminToken, { type: 'bearer' })
+        .send({
+          name: product.name,
+          price: product.price,
+          stock: product.stock,
+          category_id: product.category.id,
+          options: Object.entries(product.options).map(([name, values]) => ({ name, values })),
+        })
+        .expect(201);
+    }
+
+    /** What the list and its facets must be for the choices, counted here from the catalogue. */
+    type Choices = {
+      categoryId?: number;
+      options?: Record<string, string[]>;
+      price?: [number, number];
+      inStock?: boolean;
+    };
+    const BUCKETS: Array<[number, number | null]> = [
+      [0, 10],
+      [10, 25],
+      [25, 50],
+      [50, 100],
+      [100, 250],
+      [250, 500],
+      [500, 1000],
+      [1000, null],
+    ];
+    const expected = (choices: Choices) => {
+      // Each facet leaves its own filter out.
+      const matching = (leaveOut: string) =>
+        catalogue.filter(
+          (product) =>
+            (leaveOut === 'category' ||
+              choices.categoryId === undefined ||
+              product.category.id === choices.categoryId) &&
+            (leaveOut === 'price' ||
+              choices.price === undefined ||
+              (product.price >= choices.price[0] && product.price <= choices.price[1])) &&
+            (choices.inStock !== true || product.stock > 0) &&
+            Object.entries(choices.options ?? {}).every(
+              ([name, values]) =>
+                leaveOut === `option ${name}` ||
+                values.some((value) => (product.options[name] ?? []).includes(value)),
+            ),
+        );
+      const byCount = <T extends { count: number }>(rows: T[], tie: (a: T, b: T) => number) =>
+        rows.filter((row) => row.count > 0).sort((a, b) => b.count - a.count || tie(a, b));
+      const names = [...new Set(catalogue.flatMap((product) => Object.keys(product.options)))].sort();
+      const options: Record<string, Array<{ value: string; count: number }>> = {};
+      for (const name of names) {
+        const products = matching(`option ${name}`);
+        const values = [...new Set(products.flatMap((product) => product.options[name] ?? []))];
+        const counted = values.map((value) => ({
+          value,
+          count: products.filter((product) => (product.options[name] ?? []).includes(value)).length,
+        }));
+        if (counted.length > 0) options[name] = byCount(counted, (a, b) => (a.value < b.value ? -1 : 1));
+      }
+      return {
+        rows: matching('').map((product) => product.name),
+        facets: {
+          category_id: byCount(
+            [hats, shirts].map((category) => ({
+              value: category.id,
+              count: matching('category').filter((product) => product.category === category).length,
+            })),
+            (a, b) => a.value - b.value,
+          ),
+          options,
+          price: BUCKETS.map(([min, max]) => ({
+            min,
+            max,
+            count: matching('price').filter(
+              (product) => product.price >= min && (max === null || product.price < max),
+            ).length,
+          })).filter((bucket) => bucket.count > 0),
+        },
+      };
+    };
+
+    const facetsForm = page.getByRole('search', { name: 'Facets' });
+    const money = (amount: number) =>
+      page.evaluate(
+        (value) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD' }).format(value),
+        amount,
+      );
+    /** The facets as the page shows them: each group's legend and the labels of its values, in order. */
+    const facetsShown = async () => {
+      const groups: Array<[string, string[]]> = [];
+      for (const group of await facetsForm.locator('fieldset').all()) {
+        groups.push([
+          (await group.locator('legend').textContent()) ?? '',
+          await group.locator('label').allTextContents(),
+        ]);
+      }
+      return groups;
+    };
+    /**
+     * The same from the API's `meta.facets`: category names, option values, price ranges (a bucket's max exclusive,
+     * so 10–25 shows as 10.00 – 24.99); a chosen value the facet does not list shows after its values, without a
+     * count, so that it can be undone.
+     */
+    const facetsOf = async (facets: ReturnType<typeof expected>['facets'], choices: Choices) => {
+      const nameOf = (id: number) => [hats, shirts].find((category) => category.id === id)!.name;
+      const categories = facets.category_id.map(({ value, count }) => `${nameOf(value)} (${count})`);
+      if (
+        choices.categoryId !== undefined &&
+        !facets.category_id.some(({ value }) => value === choices.categoryId)
+      ) {
+        categories.push(nameOf(choices.categoryId));
+      }
+      const chosenOptions = choices.options ?? {};
+      const names = [
+        ...Object.keys(facets.options).sort(),
+        ...Object.keys(chosenOptions).filter((name) => !(name in facets.options)),
+      ];
+      const options = names.map((name): [string, string[]] => {
+        const counted = facets.options[name] ?? [];
+        const missing = (chosenOptions[name] ?? []).filter(
+          (chosen) => !counted.some(({ value }) => value === chosen),
+        );
+        return [name, [...counted.map(({ value, count }) => `${value} (${count})`), ...missing]];
+      });
+      const ranges: Array<{ min: number; max: number | null; count: number | null }> = facets.price.map(
+        ({ min, max, count }) => ({ min, max: max === null ? null : Math.round(max * 100 - 1) / 100, count }),
+      );
+      const chosenPrice = choices.price;
+      if (
+        chosenPrice !== undefined &&
+        !ranges.some(({ min, max }) => min === chosenPrice[0] && max === chosenPrice[1])
+      ) {
+        ranges.push({ min: chosenPrice[0], max: chosenPrice[1], count: null });
+      }
+      const prices: string[] = [];
+      for (const { min, max, count } of ranges.sort((a, b) => a.min - b.min)) {
+        const label =
+          max === null ? `${await money(min)} and more` : `${await money(min)} – ${await money(max)}`;
+        prices.push(count === null ? label : `${label} (${count})`);
+      }
+      return [
+        ['Category', ['Any category', ...categories]],
+        ...options,
+        ['Price', ['Any price', ...prices]],
+      ] as Array<[string, string[]]>;
+    };
+    const rowsShown = () => page.getByRole('table').getByRole('rowheader').allTextContents();
+
+    /** Does `act` and waits for the list it makes the page ask for; answers the query string as the page sent it. */
+    const listAfter = async (act: () => Promise<void>) => {
+      // Every list of this test is a search for `zephyr` (the page's first list, maybe still on its way, is not).
+      const answered = page.waitForResponse((response) => {
+        const { pathname, searchParams } = new URL(response.url());
+        return pathname === '/api/v1/products' && searchParams.get('search') === 'zephyr';
+      });
+      await act();
+      const response = await answered;
+      expect(response.status()).toBe(200);
+      return new URL(response.url()).search;
+    };
+    /**
+     * The page shows the rows and the facets the catalogue gives for the choices, and they are the API's: the
+     * query the page sent, asked again, answers those rows and those facets (exact).
+     */
+    const showsList = async (sent: string, choices: Choices) => {
+      const want = expected(choices);
+      const answer = await api()
+        .get(`/api/v1/products${sent}`)
+        .auth(adminToken, { type: 'bearer' })
+        .expect(200);
+      expect(answer.body.data.map((product: { name: string }) => product.name)).toEqual(want.rows);
+      expect(answer.body.meta.facets).toEqual(want.facets);
+      expect(answer.body.meta.facets_exact).toBe(true);
+      const facets = await facetsOf(answer.body.meta.facets, choices);
+      await eventually(
+        async () =>
+          JSON.stringify([await rowsShown(), await facetsShown()]) === JSON.stringify([want.rows, facets]),
+        { ms: BROWSER_WAIT_MS },
+      );
+      expect(await rowsShown()).toEqual(want.rows);
+      expect(await facetsShown()).toEqual(facets);
+      expect(await page.getByRole('table').locator('caption').textContent()).toBe(
+        `${want.rows.length} ${want.rows.length === 1 ? 'product' : 'products'}`,
+      );
+    };
+    const address = () => new URL(page.url()).searchParams;
+    const value = (group: string, name: string, role: 'checkbox' | 'radio' = 'checkbox') =>
+      facetsForm.getByRole('group', { name: group, exact: true }).getByRole(role, { name, exact: true });
+
+    await go(page, 'Products');
+    let sent = await listAfter(() => page.getByLabel('Search', { exact: true }).fill('zephyr'));
+    expect(sent).toContain('facets=category_id%2Coptions%2Cprice');
+    await showsList(sent, {});
+    expect(address().toString()).toBe('search=zephyr');
+
+    // A category: one at a time (radio buttons), undone by "Any category".
+    sent = await listAfter(() => value('Category', 'Zephyr hats (2)', 'radio').check());
+    await showsList(sent, { categoryId: hats.id });
+    expect(address().get('category_id')).toBe(String(hats.id));
+    sent = await listAfter(() => value('Category', 'Any category', 'radio').check());
+    await showsList(sent, {});
+    expect(address().has('category_id')).toBe(false);
+
+    // Values of an option: any of them (checkboxes), sent as option[Size]=M&option[Size]=L by the SDK's client.
+    sent = await listAfter(() => value('Size', 'M (4)').check());
+    await showsList(sent, { options: { Size: ['M'] } });
+    expect(address().getAll('option[Size]')).toEqual(['M']);
+    sent = await listAfter(() => value('Size', 'L (3)').check());
+    expect(sent).toContain('option[Size]=M&option[Size]=L');
+    await showsList(sent, { options: { Size: ['M', 'L'] } });
+    expect(address().getAll('option[Size]')).toEqual(['M', 'L']);
+    // From the search box down: the search, the facets and the rows they give.
+    await page
+      .getByLabel('Search', { exact: true })
+      .evaluate((input) => (input as unknown as { scrollIntoView(): void }).scrollIntoView());
+    await screenshot(page, 'products-facets', { scrolled: true });
+
+    // A price range: the bucket 10–25 is price_min=10&price_max=24.99 (24.99 in, 25 out).
+    const tenToTwentyFive = `${await money(10)} – ${await money(24.99)}`;
+    sent = await listAfter(() => value('Price', `${tenToTwentyFive} (2)`, 'radio').check());
+    await showsList(sent, { options: { Size: ['M', 'L'] }, price: [10, 24.99] });
+    expect([address().get('price_min'), address().get('price_max')]).toEqual(['10', '24.99']);
+
+    // In stock, with the keyboard: Tab to it, Space; it keeps the focus, shown, while the list changes around it.
+    await page.getByLabel('Search', { exact: true }).focus();
+    for (let presses = 0; !(await focused(page, 'In stock')); presses += 1) {
+      if (presses === 30) throw new Error('Tab never reached In stock');
+      await page.keyboard.press('Tab');
+    }
+    sent = await listAfter(() => page.keyboard.press('Space'));
+    await showsList(sent, { options: { Size: ['M', 'L'] }, price: [10, 24.99], inStock: true });
+    expect(address().get('in_stock')).toBe('true');
+    expect(await focused(page, 'In stock')).toBe(true);
+    expect(await page.evaluate('getComputedStyle(document.activeElement).outlineStyle')).toBe('solid');
+
+    // A reload keeps every choice: the URL holds them.
+    sent = await listAfter(async () => {
+      await page.reload();
+    });
+    await showsList(sent, { options: { Size: ['M', 'L'] }, price: [10, 24.99], inStock: true });
+    expect(await page.getByLabel('Search', { exact: true }).inputValue()).toBe('zephyr');
+    expect(await page.getByLabel('In stock', { exact: true }).isChecked()).toBe(true);
+    // No product in stock in the range has M: the chosen M shows without a count, still checked.
+    expect(await value('Size', 'M').isChecked()).toBe(true);
+    expect(await value('Size', 'L (1)').isChecked()).toBe(true);
+    expect(await value('Size', 'XL (1)').isChecked()).toBe(false);
+    expect(await value('Price', `${tenToTwentyFive} (1)`, 'radio').isChecked()).toBe(true);
+
+    // Clear filters: the search stays, every facet choice goes.
+    sent = await listAfter(() => facetsForm.getByRole('button', { name: 'Clear filters' }).click());
+    await showsList(sent, {});
+    expect(address().toString()).toBe('search=zephyr');
+    expect(await page.getByLabel('In stock', { exact: true }).isChecked()).toBe(false);
+  });
+
   it('every other page, photographed with what the run made', async () => {
     const { page } = admin;
     await go(page, 'Dashboard');

@@ -1,11 +1,12 @@
 /**
  * A list page's query string (`?…`, or '' when empty): empty values are left out, and so is page 1, so that a
- * list's address stays as short as what it shows.
+ * list's address stays as short as what it shows. A list of values repeats its key (`option[Size]=M&option[Size]=L`).
  */
-export function listQuery(values: Record<string, string | number>): string {
+export function listQuery(values: Record<string, string | number | readonly string[]>): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(values)) {
-    if (value !== '' && !(key === 'page' && Number(value) <= 1)) params.set(key, String(value));
+    if (Array.isArray(value)) value.forEach((item: string) => params.append(key, item));
+    else if (value !== '' && !(key === 'page' && Number(value) <= 1)) params.set(key, String(value));
   }
   const query = params.toString();
   return query === '' ? '' : `?${query}`;

@@ -36,4 +36,10 @@ describe('listQuery: a list page address shows only what narrows the list', () =
     expect(listQuery({ status: 'pending', sort: '', page: 3 })).toBe('?status=pending&page=3');
     expect(listQuery({ search: 'a&b' })).toBe('?search=a%26b');
   });
+
+  it('repeats the key of a list of values, and leaves an empty list out', () => {
+    const query = listQuery({ 'option[Size]': ['M', 'L'], 'option[Colour]': [], page: 2 });
+    expect(query).toBe('?option%5BSize%5D=M&option%5BSize%5D=L&page=2');
+    expect(new URLSearchParams(query).getAll('option[Size]')).toEqual(['M', 'L']);
+  });
 });

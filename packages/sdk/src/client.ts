@@ -1,4 +1,4 @@
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, { type Client, type Middleware, type QuerySerializer } from 'openapi-fetch';
 import { CommerceApiError } from './errors.js';
 import { headerParameters, type components, type paths } from './schema.js';
 import { createSession, type LockManagerLike, type Session } from './session.js';
@@ -17,6 +17,11 @@ export interface CommerceClientOptions {
   fetch?: typeof fetch;
   /** The WebSocket class for `socket()` (default `globalThis.WebSocket`; on Node 20 pass the `ws` package's). */
   WebSocket?: WebSocketConstructor;
+  /**
+   * Writes every call's query string (default: openapi-fetch's, which throws on a deepObject parameter with
+   * several values, such as `option: { Size: ['M', 'L'] }` of `GET /products`).
+   */
+  querySerializer?: QuerySerializer<unknown>;
 }
 
 /** What an openapi-fetch call resolves to: the success body as `data`, or the error body as `error`. */
@@ -192,7 +197,11 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
     return response;
   };
 
-  const api = createClient<ClientPaths>({ baseUrl, fetch: authorizedFetch });
+  const api = createClient<ClientPaths>({
+    baseUrl,
+    fetch: authorizedFetch,
+    querySerializer: options.querySerializer,
+  });
   api.use(guestTokens);
 
   const data = async <T extends { code: number }>(call: Promise<CallResult<T>>): Promise<DataOf<T>> => {

@@ -2,6 +2,8 @@ import type { Schemas } from '@commerce/sdk';
 import { client, loadCategories } from '../client';
 import { useCurrency } from '../currency';
 import { formatMoney, formatTotal } from '../format';
+import { ProductFacets } from '../product-facets';
+import { facetFiltersFromSearch, facetQuery, facetSearchValues, type FacetFilters } from '../product-filters';
 import { Link, navigate, useLocation } from '../router';
 import { listQuery } from '../routes';
 import {
@@ -31,12 +33,14 @@ export function ProductsPage() {
   const search = location.search.get('search') ?? '';
   const active = location.search.get('active') ?? '';
   const page = Math.max(1, Number.parseInt(location.search.get('page') ?? '1', 10) || 1);
+  const facets = facetFiltersFromSearch(location.search);
   const toggle = useAction();
   const query = {
     page,
     page_size: PAGE_SIZE,
     ...(search.trim() !== '' && { search: search.trim() }),
     ...((active === 'true' || active === 'false') && { is_active: active === 'true' }),
+    ...facetQuery(facets),
   };
   const list = useLoad(
     () => client.page(client.api.GET('/products', { params: { query } })),
@@ -46,10 +50,15 @@ export function ProductsPage() {
   const categoryName = (id: number) =>
     categories.data?.find((category) => category.id === id)?.name ?? `#${id}`;
 
-  const go = (changes: { search?: string; active?: string; page?: number }) => {
-    navigate(`/products${listQuery({ search, active, ...changes, page: changes.page ?? 1 })}`, {
-      replace: true,
-    });
+  // Every change of a filter goes back to page 1.
+  const go = (changes: { search?: string; active?: string; facets?: FacetFilters; page?: number }) => {
+    const values = {
+      search: changes.search ?? search,
+      active: changes.active ?? active,
+      ...facetSearchValues(changes.facets ?? facets),
+      page: changes.page ?? 1,
+    };
+    navigate(`/products${listQuery(values)}`, { replace: true });
   };
 
   const setActive = (product: Product, isActive: boolean) =>
@@ -94,37 +103,49 @@ export function ProductsPage() {
       </Filters>
       <Alert message={list.error ?? toggle.error} />
       <Status message={toggle.status} />
-      {list.data !== null && (
-        <>
-          {list.data.data.length === 0 ? (
-            <p>No products found.</p>
-          ) : (
-            // A search's total stops at the API's limit (total_exact false): "10,000+ products".
-            <DataTable
-              caption={`${formatTotal(list.data.meta)} ${list.data.meta.total === 1 ? 'product' : 'products'}`}
-              columns={['Name', 'Category', ['Price', 'number'], ['Stock', 'number'], 'State', 'Actions']}
-            >
-              {list.data.data.map((product) => (
-                <tr key={product.id}>
-                  <th scope="row">
-                    <Link to={`/products/${product.id}`}>{product.name}</Link>
-                  </th>
-                  <td>{categoryName(product.category_id)}</td>
-                  <td className="number">{formatMoney(product.price, currency)}</td>
-                  <td className="number">{product.stock}</td>
-                  <ActiveCells
-                    active={product.is_active}
-                    of={product.name}
-                    busy={toggle.busy}
-                    onToggle={(active) => setActive(product, active)}
-                  />
-                </tr>
-              ))}
-            </DataTable>
+      <div className="with-facets">
+        <ProductFacets
+          facets={list.data?.meta.facets}
+          exact={list.data?.meta.facets_exact}
+          filters={facets}
+          categoryName={categoryName}
+          currency={currency}
+          onChange={(changed) => go({ facets: changed })}
+        />
+        <div className="results">
+          {list.data !== null && (
+            <>
+              {list.data.data.length === 0 ? (
+                <p>No products found.</p>
+              ) : (
+                // A search's total stops at the API's limit (total_exact false): "10,000+ products".
+                <DataTable
+                  caption={`${formatTotal(list.data.meta)} ${list.data.meta.total === 1 ? 'product' : 'products'}`}
+                  columns={['Name', 'Category', ['Price', 'number'], ['Stock', 'number'], 'State', 'Actions']}
+                >
+                  {list.data.data.map((product) => (
+                    <tr key={product.id}>
+                      <th scope="row">
+                        <Link to={`/products/${product.id}`}>{product.name}</Link>
+                      </th>
+                      <td>{categoryName(product.category_id)}</td>
+                      <td className="number">{formatMoney(product.price, currency)}</td>
+                      <td className="number">{product.stock}</td>
+                      <ActiveCells
+                        active={product.is_active}
+                        of={product.name}
+                        busy={toggle.busy}
+                        onToggle={(active) => setActive(product, active)}
+                      />
+                    </tr>
+                  ))}
+                </DataTable>
+              )}
+              <Pagination meta={list.data.meta} onPage={(to) => go({ page: to })} />
+            </>
           )}
-          <Pagination meta={list.data.meta} onPage={(to) => go({ page: to })} />
-        </>
-      )}
+        </div>
+      </div>
     </Page>
   );
 }
