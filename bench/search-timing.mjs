@@ -129,7 +129,12 @@ async function main() {
         `total ${body.meta?.total} exact ${body.meta?.total_exact}; first answer's statements:`,
     );
     for (const { sql, params } of statements) {
-      if (!/^(WITH [^]*)?SELECT (p\.id|COUNT|CASE WHEN|\(SELECT COUNT|category_id|name, value_key|d\.product_id AS id)/.test(sql)) continue;
+      if (
+        !/^(WITH [^]*)?SELECT (p\.id|COUNT|CASE WHEN|\(SELECT COUNT|category_id|name, value_key|d\.product_id AS id)/.test(
+          sql,
+        )
+      )
+        continue;
       const own = [];
       for (let run = 0; run < RUNS; run++) {
         const started = performance.now();

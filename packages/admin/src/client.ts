@@ -1,14 +1,9 @@
 import { CommerceApiError, createCommerceClient, localStorageTokenStore, type Schemas } from '@commerce/sdk';
-import { serializeQuery } from './query-string';
 
-/**
- * The console's one API client: same origin, tokens kept in this browser's local storage, queries written by
- * serializeQuery (the product list's `option[Size]=M&option[Size]=L`).
- */
+/** The console's one API client: same origin, tokens kept in this browser's local storage. */
 export const client = createCommerceClient({
   baseUrl: '/api/v1',
   tokens: localStorageTokenStore('commerce.admin'),
-  querySerializer: serializeQuery,
 });
 
 /** Every row of a list, read page after page (`read` asks for one page of the list). */

@@ -4,6 +4,7 @@ import { headerParameters, type components, type paths } from './schema.js';
 import { createSession, type LockManagerLike, type Session } from './session.js';
 import { openSocket, type CommerceSocket, type SocketOptions, type WebSocketConstructor } from './socket.js';
 import { memoryTokenStore, type Tokens, type TokenStore } from './tokens.js';
+import { serializeQuery } from './query-string.js';
 
 export type Schemas = components['schemas'];
 export type UploadResult = Schemas['UploadResultDto'];
@@ -18,8 +19,9 @@ export interface CommerceClientOptions {
   /** The WebSocket class for `socket()` (default `globalThis.WebSocket`; on Node 20 pass the `ws` package's). */
   WebSocket?: WebSocketConstructor;
   /**
-   * Writes every call's query string (default: openapi-fetch's, which throws on a deepObject parameter with
-   * several values, such as `option: { Size: ['M', 'L'] }` of `GET /products`).
+   * Writes every call's query string (default: serializeQuery, openapi-fetch's way but for a deepObject
+   * parameter with several values, such as `option: { Size: ['M', 'L'] }` of `GET /products`, which
+   * openapi-fetch refuses).
    */
   querySerializer?: QuerySerializer<unknown>;
 }
@@ -200,7 +202,7 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
   const api = createClient<ClientPaths>({
     baseUrl,
     fetch: authorizedFetch,
-    querySerializer: options.querySerializer,
+    querySerializer: options.querySerializer ?? serializeQuery,
   });
   api.use(guestTokens);
 

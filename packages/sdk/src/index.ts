@@ -1,4 +1,5 @@
 export { createCommerceClient } from './client.js';
+export { serializeQuery } from './query-string.js';
 export type {
   ClientPaths,
   CommerceClient,

@@ -1,5 +1,5 @@
 /**
- * The query string of an API call, as openapi-fetch writes it (`name=value`, a list as the name repeated) but for
+ * The query string of an API call (the SDK's default querySerializer), as openapi-fetch writes it (`name=value`, a list as the name repeated) but for
  * deepObject parameters with several values, which openapi-fetch refuses: the product list's
  * `option: { Size: ['M', 'L'] }` is `option[Size]=M&option[Size]=L`. Keys inside the brackets are percent-encoded
  * (an option named `Size & fit`), as values are.
