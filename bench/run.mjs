@@ -288,6 +288,10 @@ async function checkEquivalence(servers, token, db) {
       path: `/api/v1/products?search=${SEARCH_WORDS[120]}%20${SEARCH_WORDS[250]}&page_size=20`,
       headers: auth,
     },
+    {
+      path: `/api/v1/products?search=${SEARCH_WORDS[6]}&page_size=20&facets=category_id,options,price`,
+      headers: auth,
+    },
     { path: '/api/v1/products?page_size=20', headers: auth },
     { path: '/api/v1/products?page=4000&page_size=20', headers: auth },
     { path: '/api/v1/products?cursor=eyJzIjoiaWQiLCJpIjo3OTk4MH0&page_size=20', headers: auth },

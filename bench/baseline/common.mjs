@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { URL } from 'node:url';
 // The service's search: its tokenizer and its SQL (from the build), so that the baselines run the same plans.
 import * as productSearch from '../../dist/src/products/product-search.js';
+import * as productFacets from '../../dist/src/products/product-facets.js';
 import { searchQueryWords } from '../../dist/src/products/product-words.js';
 import { WordDictionary } from '../../dist/src/products/word-dictionary.js';
 // The service's pricing calculator (pure, from the build): carts and orders are priced by the same arithmetic.
@@ -25,6 +26,8 @@ import {
 } from '../../dist/src/promotions/promotion-statements.js';
 import { allocate, cardState } from '../../dist/src/gift-cards/gift-card-statements.js';
 
+/** The facets the benchmark asks for. */
+const FACETS = 'category_id,options,price';
 const DURATION_UNITS = { s: 1, m: 60, h: 3600, d: 86400 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -534,7 +537,7 @@ export function createHandlers(config, pool) {
   }
 
   /** The service's search plan and SQL (product-list.query.ts) for a relevance page (`score`) or the count. */
-  async function searchParts(words, where, params, score, visibility, pageRows) {
+  async function searchParts(words, where, params, score, visibility, pageRows, budgeted = true) {
     const terms = await searchTermsOf(words);
     const counts = await termPostings(terms);
     const plan = productSearch.searchPlan(counts, config.searchRankLimit, {
@@ -544,7 +547,7 @@ export function createHandlers(config, pool) {
     const driver = productSearch.driverOf(terms, counts);
     // A count walking postings reads a budget of its driver's (then a lower bound), as the service.
     let budget;
-    if (!score && plan === 'postings') {
+    if (!score && budgeted && plan === 'postings') {
       const driverPostings =
         terms.length > 1
           ? counts[driver]
@@ -575,7 +578,10 @@ export function createHandlers(config, pool) {
    * benchmark uses, with the service's SQL.
    */
   async function listProducts(user, query) {
-    refuseUnknown(query, ['page', 'page_size', 'category_id', 'search', 'cursor']);
+    refuseUnknown(query, ['page', 'page_size', 'category_id', 'search', 'cursor', 'facets']);
+    if (query.facets !== undefined && (query.facets !== FACETS || query.category_id !== undefined)) {
+      throw badRequest(`The baseline answers facets=${FACETS} without category_id only`);
+    }
     const page = query.page === undefined ? 1 : queryInteger('page', query.page, 1, 1_000_000);
     const pageSize =
       query.page_size === undefined ? 10 : queryInteger('page_size', query.page_size, 1, INT_MAX);
@@ -717,7 +723,82 @@ export function createHandlers(config, pool) {
       }
     }
     const products = rows.map((row) => toProduct(row, images.get(row.id) ?? [], config.currency));
+    if (query.facets !== undefined) {
+      Object.assign(meta, await facetsOf(where, params, searched ? words : null, visibility));
+    }
     return { status: 200, body: envelope(200, products, meta) };
+  }
+
+  /**
+   * The three facets of a list filtered by its visibility and a search (the service's facets, with no filter of
+   * their own to leave out): its matches' ids read once, then counted by primary key with the service's
+   * statements, kept per filter and catalogue generation as the service keeps them.
+   */
+  async function facetsOf(where, params, words, visibility) {
+    const [[{ generation }]] = await pool.query('SELECT generation FROM catalog_state WHERE id = 1');
+    const key = JSON.stringify(['facets', where, params, words]);
+    const known = totals.get(key);
+    totals.delete(key);
+    if (known?.generation === Number(generation) && Date.now() - known.countedAt < TOTALS_TTL_MS) {
+      totals.set(key, known);
+      return known.facets;
+    }
+    const matchWhere = [...where];
+    const matchParams = [...params];
+    const search =
+      words === null ? null : await searchParts(words, matchWhere, matchParams, false, visibility, 0, false);
+    const cap = config.searchTotalLimit;
+    const [idRows] = await pool.query(
+      `SELECT ${search === null ? '' : 'DISTINCT '}${search?.id ?? 'p.id'} AS id ` +
+        `FROM ${search === null ? 'products p' : search.from} WHERE ${matchWhere.join(' AND ')} LIMIT ?`,
+      [...(search?.fromParams ?? []), ...matchParams, cap + 1],
+    );
+    const ids = idRows.map((row) => Number(row.id));
+    const categories = new Map();
+    const buckets = new Map();
+    const options = new Map();
+    const counted = ids.slice(0, cap);
+    for (let start = 0; start < counted.length; start += productFacets.FACET_ID_CHUNK) {
+      const chunk = counted.slice(start, start + productFacets.FACET_ID_CHUNK);
+      const [productRows] = await pool.query(productFacets.productFacetSql(chunk.length), chunk);
+      for (const row of productRows) {
+        categories.set(
+          Number(row.category_id),
+          (categories.get(Number(row.category_id)) ?? 0) + Number(row.n),
+        );
+        buckets.set(Number(row.bucket), (buckets.get(Number(row.bucket)) ?? 0) + Number(row.n));
+      }
+      const option = productFacets.optionFacetSql(chunk.length, { except: [] });
+      const [optionRows] = await pool.query(option.sql, [...chunk, ...option.params]);
+      for (const row of optionRows) {
+        const values = options.get(row.name) ?? new Map();
+        const seen = values.get(row.value_key);
+        values.set(row.value_key, {
+          value: seen === undefined || row.value < seen.value ? row.value : seen.value,
+          count: (seen?.count ?? 0) + Number(row.n),
+        });
+        options.set(row.name, values);
+      }
+    }
+    const names = [...options.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const facets = {
+      facets: {
+        category_id: productFacets.topValues(categories),
+        price: [...buckets]
+          .sort(([a], [b]) => a - b)
+          .map(([bucket, n]) => productFacets.priceBucketOf(bucket, n)),
+        options: Object.fromEntries(
+          names.map((name) => [
+            name,
+            productFacets.topValues(new Map([...options.get(name).values()].map((v) => [v.value, v.count]))),
+          ]),
+        ),
+      },
+      facets_exact: ids.length <= cap,
+    };
+    totals.set(key, { generation: Number(generation), facets, countedAt: Date.now() });
+    if (totals.size > 10_000) totals.delete(totals.keys().next().value);
+    return facets;
   }
 
   function parseOrder(body) {

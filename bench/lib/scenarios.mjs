@@ -124,6 +124,12 @@ export function requestBuilders(tokens) {
       const typo = misspelled(word);
       return searchRequest(req, Math.random() < 0.5 ? typo : `${typo} ${randomWord()}`);
     },
+    /** One of the ten commonest words with the three facets (categories, options, price buckets). */
+    searchFacets: (req) => {
+      searchRequest(req, COMMON_WORDS[randomInt(0, COMMON_WORDS.length - 1)]);
+      req.path += '&facets=category_id,options,price';
+      return req;
+    },
     /** Two of the 300 commonest words, a pair not searched before in the run (freshPairs). */
     searchFresh: (req) => searchRequest(req, freshPairs()),
     firstPage: (req) => {
@@ -250,6 +256,13 @@ export function scenarios(tokens) {
       target: 0.85,
       connections: 32,
       build: builders.searchTypo,
+    },
+    {
+      key: 'search-facets',
+      title: 'GET /products?search&facets=category_id,options,price (one of the 10 commonest words)',
+      target: 0.85,
+      connections: 32,
+      build: builders.searchFacets,
     },
     {
       key: 'search-fresh',

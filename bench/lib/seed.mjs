@@ -133,6 +133,44 @@ async function insertRows(connection, table, columns, rows) {
   }
 }
 
+const SIZES = ['XS', 'S', 'M', 'L', 'XL'];
+const COLOURS = ['Black', 'White', 'Red', 'Blue', 'Green', 'Grey', 'Navy', 'Beige'];
+
+/**
+ * The option values of product i, as product_option_values rows (product_id, name, value_key, value): two in
+ * three products come in 2-4 neighbouring sizes, one in two in 1-3 colours. They exist in that index only (the
+ * products' `options` stay empty, so product reads are those of earlier runs): the facets and option filters
+ * read nothing else.
+ */
+function optionValueRowsOf(i) {
+  const rows = [];
+  if (i % 3 !== 0) {
+    const first = i % SIZES.length;
+    for (const size of SIZES.slice(first, first + 2 + (i % 3)))
+      rows.push([i, 'Size', size.toLowerCase(), size]);
+  }
+  if (i % 2 === 0) {
+    for (let k = 0; k < 1 + (i % 3); k++) {
+      const colour = COLOURS[(Math.floor(i / 2) + k) % COLOURS.length];
+      rows.push([i, 'Colour', colour.toLowerCase(), colour]);
+    }
+  }
+  return rows;
+}
+
+/** Fills product_option_values for every product when it is empty (a data set seeded before it existed). */
+async function seedOptionValues(connection, log) {
+  if ((await count(connection, 'SELECT COUNT(*) AS n FROM product_option_values')) > 0) return;
+  for (let start = 1; start <= DATA_SET.products; start += PRODUCT_BATCH) {
+    const rows = [];
+    for (let i = start; i < Math.min(start + PRODUCT_BATCH, DATA_SET.products + 1); i++) {
+      rows.push(...optionValueRowsOf(i));
+    }
+    await insertRows(connection, 'product_option_values', ['product_id', 'name', 'value_key', 'value'], rows);
+  }
+  log('  product_option_values: seeded');
+}
+
 async function count(connection, sql) {
   const [rows] = await connection.query(sql);
   return Number(rows[0].n);
@@ -580,6 +618,7 @@ export async function prepareDatabase({ databaseUrl, reseed, cwd, log }) {
     } else {
       log(`Reusing the seeded data set in ${name}`);
     }
+    await seedOptionValues(connection, log);
     await resetMutableState(connection);
     await createCarts(connection, await createPricing(connection));
     const sessionIds = await createSessions(connection);
@@ -615,6 +654,7 @@ export async function seedSqlite(path, cwd) {
     db.pragma('foreign_keys = OFF');
     db.exec('DELETE FROM product_words');
     db.exec('DELETE FROM search_words');
+    db.exec('DELETE FROM product_option_values');
     db.exec('DELETE FROM products');
     db.exec('DROP INDEX IF EXISTS IDX_product_words_word');
     const insert = db.prepare(
@@ -648,6 +688,14 @@ export async function seedSqlite(path, cwd) {
     db.exec('CREATE INDEX IDX_product_words_word ON product_words (word, `rank`, product_id)');
     const insertDictionaryWord = db.prepare('INSERT OR IGNORE INTO search_words (word) VALUES (?)');
     for (const word of SEARCH_WORDS) insertDictionaryWord.run(word);
+    const insertOptionValue = db.prepare(
+      'INSERT INTO product_option_values (product_id, name, value_key, value) VALUES (?, ?, ?, ?)',
+    );
+    db.transaction(() => {
+      for (let id = 1; id <= DATA_SET.products; id++) {
+        for (const row of optionValueRowsOf(id)) insertOptionValue.run(...row);
+      }
+    })();
     db.exec('ANALYZE');
   }
   db.close();
