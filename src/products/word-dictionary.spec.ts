@@ -77,3 +77,17 @@ describe('compound words', () => {
     expect(searchQueryWords("men's t-shirt blue")).toEqual(['mens', 'tshirt', 'blue']);
   });
 });
+
+describe('WordDictionary.add', () => {
+  it('keeps the words sorted as they come in batches, each once', () => {
+    const d = new WordDictionary('english');
+    expect(d.add(['table', 'chair'])).toBe(true);
+    expect(d.add(['chair', 'bench', 'tablet', 'zebra'])).toBe(true);
+    expect(d.add(['bench'])).toBe(false);
+    expect(d.size).toBe(5);
+    // Every word is reachable by the trie walk, which needs them sorted: each one typo away is found.
+    for (const word of ['tablx', 'chaxr', 'bencx', 'tablxt', 'zebrx']) {
+      expect(d.variants(word, false, true).length).toBeGreaterThan(0);
+    }
+  });
+});

@@ -49,7 +49,16 @@ export class WordDictionary {
       if (same === undefined) this.byStem.set(stem, [word]);
       else same.push(word);
     }
-    this.words = [...this.words, ...fresh].sort();
+    // Merged, not sorted again: a write adds a word or two to a dictionary of many thousands.
+    fresh.sort();
+    const merged: string[] = [];
+    let i = 0;
+    for (const word of fresh) {
+      while (i < this.words.length && this.words[i] < word) merged.push(this.words[i++]);
+      merged.push(word);
+    }
+    while (i < this.words.length) merged.push(this.words[i++]);
+    this.words = merged;
     return true;
   }
 
