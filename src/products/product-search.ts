@@ -4,8 +4,9 @@
  * service (ProductListQuery) and the benchmark's baselines build the same statements from it. The design and
  * its EXPLAINs: docs/benchmarks.md, "Search".
  *
- * Every word of a search must match, the last one as a prefix. A term's postings (its rows in product_words)
- * are counted, up to the rank limit (termPostings); then
+ * Every word of a search must match, the last one as a prefix; a term matches any of its variants (the word,
+ * its typos, stems and synonyms: SearchDictionary), each in a tier that ranks it. A term's postings (its rows in
+ * product_words) are counted, up to the rank limit (termPostings); then
  * - `ranked` (some term has at most `rankLimit` postings): the rarest term's postings drive, the other terms
  *   are looked up by primary key, and at most `rankLimit` rows are scored (sum of the terms' weights) and
  *   sorted by the requested sort;
@@ -16,7 +17,9 @@
  *   rarely meet would probe every posting of the rarer);
  * - `postings` (every term is common, relevance order): the driver's postings are walked in index order
  *   (best weight first, then id; for a prefix by word first), the other terms and the filters checked per
- *   row, until the page is full: the pre-ranked order, nothing sorted;
+ *   row, until the page is full: the pre-ranked order, nothing sorted; a driver with variants of several tiers
+ *   is walked tier by tier (tieredPostings). A count that checks each posting reads a budget of them
+ *   (countBudget);
  * - `products` (every term is common and another sort is asked, or the filter names the products by id or
  *   slug): the products are walked in the sort's index, every term looked up per product, until the page is
  *   full.
