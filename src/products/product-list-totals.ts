@@ -53,7 +53,7 @@ export class ProductListTotals {
   }
 
   total(filter: ProductListFilter): Promise<ListCount> {
-    return this.remembered(JSON.stringify(filter), filter, () => this.listQuery.count(filter));
+    return this.remembered(JSON.stringify(filter), filter, () => this.listQuery.count(filter), true);
   }
 
   facets(filter: ProductListFilter, asked: ProductFacet[]): Promise<ListFacets> {
@@ -62,7 +62,13 @@ export class ProductListTotals {
     );
   }
 
-  private async remembered<T>(key: string, filter: ProductListFilter, count: () => Promise<T>): Promise<T> {
+  /** The value kept for the key under the current generation, or counted; `metered`: a total (the metric's). */
+  private async remembered<T>(
+    key: string,
+    filter: ProductListFilter,
+    count: () => Promise<T>,
+    metered = false,
+  ): Promise<T> {
     if (
       this.ttlMs === 0 ||
       filter.inStock !== undefined ||
@@ -82,13 +88,13 @@ export class ProductListTotals {
       now - known.countedAt < this.ttlMs
     ) {
       this.counted.set(key, known);
-      this.metrics.productTotals.inc({ result: 'hit' });
+      if (metered) this.metrics.productTotals.inc({ result: 'hit' });
       return known.value as T;
     }
     const value = await count();
     this.counted.set(key, { generation: Number(generation), value, countedAt: now });
     if (this.counted.size > MAX_TOTALS) this.counted.delete(this.counted.keys().next().value as string);
-    this.metrics.productTotals.inc({ result: 'miss' });
+    if (metered) this.metrics.productTotals.inc({ result: 'miss' });
     return value;
   }
 }
