@@ -6,9 +6,13 @@ import type { OrderTimelineEntryDto } from './order-timeline.dto.js';
 import { ORDER_TIMELINE_SOURCES } from './timeline-sources.js';
 
 /**
- * An order's timeline: every source's entries, oldest first. At the same instant `placed` comes first, then the
- * sources' registration order, then each source's own order: the same order on every read.
+ * An order's timeline: every source's entries, oldest first. At the same instant a `status_changed` comes after
+ * the other entries (it follows from what its transaction did: a payment, a fulfilment, a refund), then
+ * `placed` first, then the sources' registration order, then each source's own order: the same order on every
+ * read.
  */
+const statusLast = (entry: { type: string }) => (entry.type === 'status_changed' ? 1 : 0);
+
 @Injectable()
 export class OrderTimeline {
   constructor(
@@ -21,7 +25,13 @@ export class OrderTimeline {
     const lists = await Promise.all(this.sources.map((source) => source.entriesOf(orderId)));
     return lists
       .flatMap((entries, source) => entries.map((entry, index) => ({ entry, source, index })))
-      .sort((a, b) => a.entry.at.getTime() - b.entry.at.getTime() || a.source - b.source || a.index - b.index)
+      .sort(
+        (a, b) =>
+          a.entry.at.getTime() - b.entry.at.getTime() ||
+          statusLast(a.entry) - statusLast(b.entry) ||
+          a.source - b.source ||
+          a.index - b.index,
+      )
       .map(({ entry }) => ({
         at: entry.at.toISOString(),
         type: entry.type,
