@@ -362,7 +362,7 @@ describe('search synonyms', () => {
       agent.destroy();
     }
     expect(await revision()).toBe(before + 12);
-    expect(synonyms().synonymsOf('racing').sort()).toEqual(
+    expect([...synonyms().synonymsOf('racing')].sort()).toEqual(
       Array.from({ length: 12 }, (_, i) => `race${i}`).sort(),
     );
   });

@@ -23,3 +23,8 @@ export const IsMoney = () =>
 export function toCents(price: number): number {
   return Math.round(price * 100);
 }
+
+/** A price in cents as the API's legacy `price` fields show it (the default currency's major unit): 1999 -> 19.99. */
+export function fromCents(cents: number): number {
+  return cents / 100;
+}

@@ -1,4 +1,5 @@
 import { placeholders } from '../database/raw-query.js';
+import { fromCents } from '../common/money.js';
 import type { PriceFacetBucketDto } from './dto/product.dto.js';
 
 /**
@@ -73,8 +74,8 @@ export function topValues<T extends string | number>(
     .slice(0, FACET_VALUES_MAX);
 }
 
-/** The price facet's bucket as the API shows it, in the unit of `price` (cents / 100). */
+/** The price facet's bucket as the API shows it, in the unit of `price`. */
 export function priceBucketOf(index: number, count: number): PriceFacetBucketDto {
   const max = PRICE_BUCKET_EDGES[index + 1];
-  return { min: PRICE_BUCKET_EDGES[index] / 100, max: max === undefined ? null : max / 100, count };
+  return { min: fromCents(PRICE_BUCKET_EDGES[index]), max: max === undefined ? null : fromCents(max), count };
 }

@@ -43,7 +43,7 @@ import {
 } from './product-search.js';
 import { SearchDictionary } from './search-dictionary.js';
 
-/** What a product list filters on; `search` is already split into normalized words (normalizedWords). */
+/** What a product list filters on; `search` is already split into normalized words (searchQueryWords). */
 export interface ProductListFilter {
   active?: boolean;
   categoryId?: number;

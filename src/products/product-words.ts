@@ -34,6 +34,9 @@ export function normalizedWords(text: string): string[] {
 const COMPOUND = /[\p{L}\p{M}\p{N}_]+(?:['\u2019\u2010\u2011-][\p{L}\p{M}\p{N}_]+)+/gu;
 
 const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+/** A search's words: a compound, or a run of word characters. */
+const QUERY_WORD = new RegExp(`${COMPOUND.source}|[\\p{L}\\p{M}\\p{N}_]+`, 'gu');
+
 const cut = (word: string) =>
   word.length <= WORD_MAX_LENGTH ? word : [...word].slice(0, WORD_MAX_LENGTH).join('');
 
@@ -49,7 +52,7 @@ function compoundWords(text: string): string[] {
 export function searchQueryWords(text: string): string[] {
   const folded = fold(text);
   const words: string[] = [];
-  for (const match of folded.matchAll(new RegExp(`${COMPOUND.source}|[\\p{L}\\p{M}\\p{N}_]+`, 'gu'))) {
+  for (const match of folded.matchAll(QUERY_WORD)) {
     words.push(cut(searchWords(match[0]).join('')));
   }
   return words;

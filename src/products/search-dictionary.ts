@@ -84,6 +84,10 @@ export class SearchDictionary implements OnModuleInit {
     return this.refreshing;
   }
 
+  /**
+   * Rows after the last id read: product writes take turns on the catalogue's row (writeProductWords), so ids
+   * commit in order and none is passed over.
+   */
   private async readNewWords(): Promise<void> {
     const writes = dictionaryWriteCount();
     const startedAt = Date.now();

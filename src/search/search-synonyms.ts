@@ -15,6 +15,7 @@ import { singleSearchWord } from '../products/product-words.js';
 const REVISION = 'SELECT revision FROM search_synonyms_state WHERE id = 1';
 const NEXT_REVISION = 'UPDATE search_synonyms_state SET revision = revision + 1 WHERE id = 1';
 const ENTRIES = 'SELECT words, one_way_from FROM search_synonyms ORDER BY id';
+const NONE: readonly string[] = [];
 
 /** A synonym entry as the admin wrote it. */
 export interface SynonymEntry {
@@ -72,11 +73,11 @@ export class SearchSynonyms implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * The other words a search for `word` (one of the search's words, as normalizedWords gives them) should also
-   * match; [] when it has none. A new array on every call.
+   * The other words a search for `word` (one of the search's words, as searchQueryWords gives them) should also
+   * match; [] when it has none.
    */
-  synonymsOf(word: string): string[] {
-    return [...(this.table.get(word) ?? [])];
+  synonymsOf(word: string): readonly string[] {
+    return this.table.get(word) ?? NONE;
   }
 
   /**

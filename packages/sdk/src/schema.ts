@@ -5411,7 +5411,7 @@ export interface components {
         };
         CreateSearchSynonymDto: {
             /**
-             * @description Each one search word: letters, digits and `_`, with hyphens or apostrophes between letters (`t-shirt` is the word `tshirt`); a space or other separator is 400 rule `singleWord`. Distinct once normalized (case and accents ignored; 400 rule `unique`). Errors about one word name it as `words.<index>`.
+             * @description Each one search word: letters, digits and `_`, with hyphens or apostrophes between them (`t-shirt` is the word `tshirt`); a space or other separator is 400 rule `singleWord`. Distinct once normalized (case and accents ignored; 400 rule `unique`). Errors about one word name it as `words.<index>`.
              * @example [
              *       "T-shirt",
              *       "tee",
@@ -5427,7 +5427,7 @@ export interface components {
         };
         UpdateSearchSynonymDto: {
             /**
-             * @description Each one search word: letters, digits and `_`, with hyphens or apostrophes between letters (`t-shirt` is the word `tshirt`); a space or other separator is 400 rule `singleWord`. Distinct once normalized (case and accents ignored; 400 rule `unique`). Errors about one word name it as `words.<index>`.
+             * @description Each one search word: letters, digits and `_`, with hyphens or apostrophes between them (`t-shirt` is the word `tshirt`); a space or other separator is 400 rule `singleWord`. Distinct once normalized (case and accents ignored; 400 rule `unique`). Errors about one word name it as `words.<index>`.
              * @example [
              *       "T-shirt",
              *       "tee",

@@ -21,7 +21,7 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
-import { IsMoney } from '../../common/money.js';
+import { fromCents, IsMoney } from '../../common/money.js';
 import { PageMetaDto } from '../../common/openapi.js';
 import { SearchPageQueryDto } from '../../common/pagination.js';
 import { ToBoolean, ToInteger } from '../../common/query-transforms.js';
@@ -543,7 +543,7 @@ export function toProductResponse(
     id: product.id,
     name: product.name,
     description: product.description,
-    price: product.priceCents / 100,
+    price: fromCents(product.priceCents),
     stock: product.stock,
     category_id: product.categoryId,
     image: product.image,

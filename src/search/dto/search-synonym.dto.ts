@@ -15,7 +15,7 @@ export class CreateSearchSynonymDto {
     maxItems: WORDS_MAX,
     example: ['T-shirt', 'tee', 'top'],
     description:
-      'Each one search word: letters, digits and `_`, with hyphens or apostrophes between letters (`t-shirt` is ' +
+      'Each one search word: letters, digits and `_`, with hyphens or apostrophes between them (`t-shirt` is ' +
       'the word `tshirt`); a space or other separator is 400 rule `singleWord`. Distinct once normalized (case and ' +
       'accents ignored; 400 rule `unique`). Errors about one word name it as `words.<index>`.',
   })

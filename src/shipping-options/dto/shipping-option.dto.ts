@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
 import { IsBoolean, IsString, Max, Min } from 'class-validator';
 import { IsCountryCode, IsCountryList } from '../../common/country.js';
-import { IsMoney } from '../../common/money.js';
+import { fromCents, IsMoney } from '../../common/money.js';
 import { PageQueryDto } from '../../common/pagination.js';
 import { ToBoolean } from '../../common/query-transforms.js';
 import { CodePointLength, NoInvisibleCharacters, Optional } from '../../common/validation.js';
@@ -114,7 +114,7 @@ export function toShippingOptionResponse(
   return {
     id: option.id,
     name: option.name,
-    price: option.priceCents / 100,
+    price: fromCents(option.priceCents),
     prices: currencyPriceList(defaultCurrency, option.priceCents, option.prices),
     tax_class: option.taxClass,
     countries: option.countries,
