@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
+import { eventually } from '../../test/support/eventually.js';
 import { startS3Server, type S3TestServer } from '../../test/support/s3-server.js';
 import { S3UploadStorage } from './s3-upload-storage.js';
 
@@ -29,6 +30,15 @@ describe('S3UploadStorage', () => {
     await storage.prepare();
   });
 
+  /**
+   * The object's bytes in the local S3 server's files. The server may answer the completing request before its
+   * file holds every byte, so its length is awaited (briefly) first; the bytes are then compared by the test.
+   */
+  const storedObject = async (key: string, length: number) => {
+    await eventually(() => s3.readObject(key).length >= length, { ms: 2000 });
+    return s3.readObject(key);
+  };
+
   afterAll(async () => {
     storage.onModuleDestroy();
     await s3.close();
@@ -45,7 +55,7 @@ describe('S3UploadStorage', () => {
 
     await pending.commit();
     expect(s3.objectKeys()).toContain(key);
-    expect(s3.readObject(key)).toEqual(data);
+    expect(await storedObject(key, data.length)).toEqual(data);
     expect(await storage.exists(key)).toBe(true);
     const stored = await storage.read(key);
     expect(stored?.size).toBe(data.length);
@@ -64,7 +74,7 @@ describe('S3UploadStorage', () => {
     const sent = s3.requests.slice(before);
     expect(sent.filter((line) => line.startsWith(`POST /${s3.bucket}/${key}?uploads`))).toHaveLength(1);
     expect(sent.filter((line) => /^PUT .*partNumber=/.test(line))).toHaveLength(3);
-    expect(s3.readObject(key).equals(data)).toBe(true);
+    expect((await storedObject(key, data.length)).equals(data)).toBe(true);
     expect((await storage.read(key))?.size).toBe(data.length);
   });
 
