@@ -15,6 +15,8 @@ export default tseslint.config(
       'test/contract/.generated/',
       'packages/*/dist/',
       'packages/sdk/src/schema.ts',
+      'packages/storefront/.next/',
+      'packages/storefront/next-env.d.ts',
     ],
   },
   js.configs.recommended,
