@@ -6,6 +6,7 @@ export const publicSurface = {
   auth: [
     'auth.module',
     'auth-user',
+    'cookie-sessions',
     'guards',
     'password-hasher',
     'token-authenticator',

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
+import { CookieSessionInterceptor } from './auth/cookie-sessions.js';
 import { CartsModule } from './carts/carts.module.js';
 import { CategoriesModule } from './categories/categories.module.js';
 import { JwtAuthGuard, RolesGuard } from './auth/guards.js';
@@ -92,6 +93,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: RolesGuard },
         { provide: APP_GUARD, useClass: BodylessRouteGuard },
         { provide: APP_INTERCEPTOR, useClass: ResponseEnvelopeInterceptor },
+        // Inside the envelope: moves a cookie-mode answer's secrets into cookies.
+        { provide: APP_INTERCEPTOR, useClass: CookieSessionInterceptor },
         // Inside the envelope: runs @ReadFromReplica() handlers on a read replica, tracks who wrote. Without
         // replicas it would pass every request through unchanged, so it is left out.
         ...(config.databaseReplicas.urls.length > 0

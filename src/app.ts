@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import type { Server } from 'node:http';
 import { mountAdminConsole } from './admin-console/admin-console.js';
 import { AppModule } from './app.module.js';
+import { CookieSessions } from './auth/cookie-sessions.js';
 import { checkJsonBody } from './common/json-body.js';
 import { addOpenApiComponents } from './common/openapi.js';
 import { parseQuery } from './common/query-parser.js';
@@ -100,8 +101,12 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
       origin: config.corsOrigins === '*' ? '*' : config.corsOrigins,
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: config.corsMaxAgeSeconds,
+      // Cookie sessions from the listed origins; `*` cannot carry credentials.
+      credentials: config.corsOrigins !== '*',
     });
   }
+  // Before the rate limit: a cookie's access token counts in its account's bucket like a bearer token.
+  app.use(app.get(CookieSessions).middleware());
   app.use(app.get(RateLimiter).middleware());
   // Static files, so before the body parsers; outside the API prefix, so no envelope.
   mountAdminConsole(app, config.adminConsole);

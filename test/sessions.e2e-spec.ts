@@ -62,7 +62,7 @@ describe('sessions', () => {
   it('documents every session endpoint in the OpenAPI document, with its errors', async () => {
     const doc = (await api().get('/api/docs-json').expect(200)).body;
     const expected: Array<[string, string, string[]]> = [
-      ['/api/v1/auth/refresh', 'post', ['200', '400', '401', '429', '500']],
+      ['/api/v1/auth/refresh', 'post', ['200', '400', '401', '403', '429', '500']],
       ['/api/v1/logout', 'post', ['200', '400', '401', '429', '500']],
       ['/api/v1/sessions', 'get', ['200', '400', '401', '429', '500']],
       ['/api/v1/sessions', 'delete', ['200', '400', '401', '429', '500']],

@@ -11,6 +11,7 @@ import { AccountTokens } from './account-tokens.js';
 import { AccountTokensService } from './account-tokens.service.js';
 import { AuthController } from './auth.controller.js';
 import { AuthService } from './auth.service.js';
+import { CookieSessions } from './cookie-sessions.js';
 import { JWT_KEY, JwtStrategy } from './jwt.strategy.js';
 import { LoginFailures } from './login-failures.js';
 import { MeController } from './me.controller.js';
@@ -49,7 +50,8 @@ const jwtKeyProvider = {
     VerifiedTokens,
     LoginFailures,
     jwtKeyProvider,
+    CookieSessions,
   ],
-  exports: [TokenAuthenticator, AccountTokens],
+  exports: [TokenAuthenticator, AccountTokens, CookieSessions],
 })
 export class AuthModule {}

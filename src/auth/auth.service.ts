@@ -42,8 +42,16 @@ export class AuthService implements TokenAuthenticator {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async register(dto: RegisterDto): Promise<UserResponseDto> {
-    return toUserResponse(await this.users.register(dto), true);
+  /** With `client` (cookie mode) it also opens a session, unless the account must verify its address first. */
+  async register(dto: RegisterDto, client?: ClientInfo): Promise<UserResponseDto> {
+    const user = await this.users.register(dto);
+    const answer = toUserResponse(user, true);
+    if (client === undefined || (this.config.requireVerifiedEmail && !user.emailVerified)) return answer;
+    const issued = await this.sessions.create(
+      { id: user.id, username: user.username, role: user.role },
+      client,
+    );
+    return { ...answer, ...(await this.tokensFor(issued)) };
   }
 
   /** LoginLockGuard has already refused a locked account. */

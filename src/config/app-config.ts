@@ -190,6 +190,11 @@ export interface AppConfig {
     maxBufferedBytes: number;
   };
   corsOrigins: string[] | '*' | null;
+  /**
+   * Cookie sessions' cookies are `Secure` with the `__Host-`/`__Secure-` name prefixes; false (plain-HTTP
+   * development on another host than localhost) drops both.
+   */
+  sessionCookieSecure: boolean;
   /** Seconds a browser may keep a preflight's answer (`Access-Control-Max-Age`). */
   corsMaxAgeSeconds: number;
   trustProxy: boolean | number | string;
@@ -528,6 +533,9 @@ export class EnvironmentVariables {
 
   @BooleanVariable()
   CATALOG_PUBLIC = false;
+
+  @BooleanVariable()
+  SESSION_COOKIE_SECURE = true;
 
   @BooleanVariable()
   CATEGORIES_STRICT = false;
@@ -948,6 +956,7 @@ export function toAppConfig(variables: EnvironmentVariables): AppConfig {
     },
     corsOrigins: CORS_ORIGINS.length === 0 ? null : CORS_ORIGINS.includes('*') ? '*' : CORS_ORIGINS,
     corsMaxAgeSeconds: variables.CORS_MAX_AGE,
+    sessionCookieSecure: variables.SESSION_COOKIE_SECURE,
     trustProxy: variables.TRUST_PROXY,
     logLevel: variables.LOG_LEVEL ?? (NODE_ENV === 'test' ? 'warn' : 'log'),
     metricsPort: variables.METRICS_PORT ?? null,

@@ -15,6 +15,7 @@ import {
   type VerifyClientCallbackAsync,
   type WebSocketServer as WsServer,
 } from 'ws';
+import { CookieSessions } from '../auth/cookie-sessions.js';
 import { TokenAuthenticator } from '../auth/token-authenticator.js';
 import { RateLimiter } from '../common/rate-limit.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -52,7 +53,7 @@ const toBuffer = (data: RawData): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 
 /**
- * `/api/v1/ws?token=JWT`: authenticates like the HTTP guard, then relays chat messages (as WS_CHAT says) and
+ * `/api/v1/ws?token=JWT` (or a cookie session's access cookie): authenticates like the HTTP guard, then relays chat messages (as WS_CHAT says) and
  * order events to their owner. Frames are read here rather than through @SubscribeMessage so that
  * every bad frame gets the protocol's error frame and the connection stays open.
  */
@@ -70,6 +71,7 @@ export class RealtimeGateway
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly auth: TokenAuthenticator,
+    private readonly cookies: CookieSessions,
     private readonly registry: ConnectionRegistry,
     private readonly fanout: RealtimeFanout,
     private readonly metrics: Metrics,
@@ -172,7 +174,9 @@ export class RealtimeGateway
   }
 
   private async authenticate(socket: WebSocket, request: IncomingMessage): Promise<void> {
-    const token = new URL(request.url ?? '/', 'http://localhost').searchParams.get('token');
+    const token =
+      new URL(request.url ?? '/', 'http://localhost').searchParams.get('token') ||
+      this.cookies.socketToken(request);
     try {
       if (!token) throw new UnauthorizedException('Missing token query parameter');
       const { user, expiresAt } = await this.auth.authenticate(token);
