@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import request from 'supertest';
 import WebSocket from 'ws';
+import { createCommerceClient, memoryTokenStore } from '@commerce/sdk';
 import { AccountTokensService } from '../src/auth/account-tokens.service.js';
 import { CROSS_SITE_REFUSED, CSRF_REFUSED } from '../src/auth/cookie-sessions.js';
 import { ADMIN_ENV, createAccount, loginAdmin, type Account } from './support/accounts.js';
@@ -121,7 +122,7 @@ describe('cookie sessions', () => {
       const missing = await browser(jar, 'post', '/api/v1/me/addresses').send(ADDRESS).expect(403);
       expect(missing.body).toMatchObject({ code: 403, data: { details: CSRF_REFUSED } });
       const wrong = await browser(jar, 'post', '/api/v1/me/addresses')
-        .set('X-CSRF-Token', `${csrf.slice(0, -1)}A`)
+        .set('X-CSRF-Token', `${csrf.slice(0, -1)}${csrf.endsWith('A') ? 'B' : 'A'}`)
         .send(ADDRESS)
         .expect(403);
       expect(wrong.body.data.details).toBe(CSRF_REFUSED);
@@ -368,6 +369,74 @@ describe('cookie sessions', () => {
       const read = await browser(jar, 'get', `/api/v1/orders/${orderId}`).expect(200);
       expect(read.body.data).toMatchObject({ id: orderId, email: 'guest@example.com' });
       await api().get(`/api/v1/orders/${orderId}`).expect(401);
+    });
+  });
+
+  describe('the SDK in cookie mode', () => {
+    it('signs in, sends the CSRF token, refreshes by cookie after a 401, survives a reload, signs out; no secret in its store', async () => {
+      const jill = await createAccount(t, { password: PASSWORD });
+      const jar = new CookieJar();
+      const store = memoryTokenStore();
+      const baseUrl = `${t.url}/api/v1`;
+      const client = createCommerceClient({ baseUrl, auth: 'cookie', fetch: jar.fetch(), tokens: store });
+
+      const user = await client.session.login({ username: jill.username, password: PASSWORD });
+      expect(user.id).toBe(jill.id);
+      expect(client.session.user?.id).toBe(jill.id);
+      const stored = JSON.stringify(await store.get());
+      const [sessionId, secret] = jar.value(REFRESH)!.split('.');
+      expect(stored).not.toContain(secret);
+      expect(stored).not.toContain(jar.value(ACCESS)!);
+
+      // An unsafe call: the SDK sends the CSRF token it was given.
+      const address = await client.data(client.api.POST('/me/addresses', { body: ADDRESS }));
+      expect(address.name).toBe(ADDRESS.name);
+      expect(await addressCount(jill.id)).toBe(1);
+
+      // The access cookie expires (the browser drops it): one 401, a refresh by cookie, the call retried.
+      const before = (await sessionRow(sessionId)).refresh_token_hash;
+      jar.set(ACCESS, 'expired', '/');
+      const me = await client.data(client.api.GET('/me'));
+      expect(me.id).toBe(jill.id);
+      expect((await sessionRow(sessionId)).refresh_token_hash).not.toBe(before);
+      expect(jar.value(ACCESS)).not.toBe('expired');
+
+      // A reload: a new client with the same cookies and no CSRF token fetches one before its first unsafe call.
+      const reloaded = createCommerceClient({ baseUrl, auth: 'cookie', fetch: jar.fetch() });
+      await reloaded.data(reloaded.api.POST('/me/addresses', { body: { ...ADDRESS, name: 'After reload' } }));
+      expect(await addressCount(jill.id)).toBe(2);
+
+      await reloaded.session.logout();
+      expect((await sessionRow(sessionId)).revoked_at).not.toBeNull();
+      expect(jar.value(ACCESS)).toBeUndefined();
+      expect(jar.value(REFRESH)).toBeUndefined();
+      await expect(client.data(client.api.GET('/me'))).rejects.toMatchObject({ status: 401 });
+    });
+
+    it("a guest's cart through the SDK: the secret stays in the cookie, the SDK's store holds none", async () => {
+      const product = await createProduct(t, admin.token, { price: 1, stock: 5 });
+      const jar = new CookieJar();
+      const store = memoryTokenStore();
+      const client = createCommerceClient({
+        baseUrl: `${t.url}/api/v1`,
+        auth: 'cookie',
+        fetch: jar.fetch(),
+        tokens: store,
+      });
+      const cart = await client.data(client.api.POST('/carts', { body: {} }));
+      await client.data(
+        client.api.POST('/carts/{id}/items', {
+          params: { path: { id: cart.id } },
+          body: { product_id: product.id, quantity: 2 },
+        }),
+      );
+      const read = await client.data(client.api.GET('/carts/{id}', { params: { path: { id: cart.id } } }));
+      expect(read.items.map((line) => [line.product_id, line.quantity])).toEqual([[product.id, 2]]);
+      expect(await store.get()).toBeNull();
+      const [{ n }] = await t.dataSource.query('SELECT COUNT(*) AS n FROM cart_items WHERE cart_id = ?', [
+        cart.id,
+      ]);
+      expect(Number(n)).toBe(1);
     });
   });
 

@@ -24,6 +24,13 @@ export interface CommerceClientOptions {
    * openapi-fetch refuses).
    */
   querySerializer?: QuerySerializer<unknown>;
+  /**
+   * `bearer` (default): the tokens are in `tokens` and sent as `Authorization: Bearer`. `cookie`, for browsers:
+   * the service keeps the session's tokens and the guest carts' and orders' secrets in HttpOnly cookies (no
+   * secret in script-readable storage); the client sends `X-Session: cookie`, the cookies
+   * (`credentials: 'include'`) and the CSRF token on every unsafe call, and `tokens` keeps only the user.
+   */
+  auth?: 'bearer' | 'cookie';
 }
 
 /** What an openapi-fetch call resolves to: the success body as `data`, or the error body as `error`. */
@@ -84,15 +91,68 @@ export interface CommerceClient {
 
 /** Calls that need no bearer token and whose 401 is about their own body, not an expired token. */
 const NO_BEARER = new Set(['/login', '/auth/refresh', '/register']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The cookie-mode answers that carry a new CSRF token (a login, a refresh, a registration, a guest's secret). */
+const ISSUES_CSRF = /^\/(login|register|auth\/refresh|carts|carts\/[^/]+\/checkout)$/;
+
+/**
+ * Cookie mode's fetch: `X-Session: cookie` and the cookies on every call, the CSRF token on unsafe ones. The
+ * token comes from the answers that issue one, else from `GET /auth/csrf`; a 403 for a stale token fetches it
+ * again and retries once.
+ */
+function cookieFetch(send: typeof fetch, baseUrl: string, pathOf: (url: string) => string): typeof fetch {
+  let csrf: Promise<string | null> | undefined;
+  const csrfToken = () =>
+    (csrf ??= send(`${baseUrl}/auth/csrf`, { credentials: 'include', headers: { 'X-Session': 'cookie' } })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((body) => (body as { data?: { csrf_token?: string | null } } | null)?.data?.csrf_token ?? null)
+      .catch(() => {
+        csrf = undefined;
+        return null;
+      }));
+  const bodyOf = (response: Response) =>
+    response
+      .clone()
+      .json()
+      .catch(() => null) as Promise<{ data?: { csrf_token?: unknown; details?: unknown } } | null>;
+
+  const call = async (request: Request, retried: boolean): Promise<Response> => {
+    const path = pathOf(request.url);
+    const unsafe = !SAFE_METHODS.has(request.method);
+    const retry = unsafe && !retried ? request.clone() : undefined;
+    const headers = new Headers(request.headers);
+    headers.set('X-Session', 'cookie');
+    const token = unsafe ? await csrfToken() : null;
+    if (token !== null) headers.set('X-CSRF-Token', token);
+    const response = await send(new Request(request, { headers, credentials: 'include' }));
+    if (unsafe && response.ok && ISSUES_CSRF.test(path)) {
+      const issued = (await bodyOf(response))?.data?.csrf_token;
+      if (typeof issued === 'string') csrf = Promise.resolve(issued);
+    }
+    // The session's token ends with it (a guest cart's may take over).
+    if (path === '/logout') csrf = undefined;
+    if (response.status === 403 && retry !== undefined) {
+      const details = (await bodyOf(response))?.data?.details;
+      if (typeof details === 'string' && details.startsWith('CSRF token')) {
+        csrf = undefined;
+        return call(retry, true);
+      }
+    }
+    return response;
+  };
+  return (input, init) => call(new Request(input, init), false);
+}
 /** An access token this close to its expiry is refreshed before the call rather than after its 401. */
 const EXPIRY_MARGIN_MS = 30_000;
 
 export function createCommerceClient(options: CommerceClientOptions): CommerceClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const store = options.tokens ?? memoryTokenStore();
-  const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const cookies = options.auth === 'cookie';
   const basePath = new URL(baseUrl, 'http://relative.invalid').pathname.replace(/\/+$/, '');
   const pathOf = (url: string) => new URL(url, 'http://relative.invalid').pathname.slice(basePath.length);
+  const fetchOption: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const send = cookies ? cookieFetch(fetchOption, baseUrl, pathOf) : fetchOption;
 
   const post = async (path: string, body: unknown) => {
     const response = await send(`${baseUrl}${path}`, {
@@ -115,6 +175,7 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
     store,
     post,
     locks,
+    cookies,
     revoke: async () => {
       const { response, error } = await api.POST('/logout');
       return { status: response.status, body: error };
@@ -182,17 +243,20 @@ export function createCommerceClient(options: CommerceClientOptions): CommerceCl
     const tokens = (await store.get()) ?? {};
     const headers = new Headers(input.headers);
     let bearer = tokens.token;
-    const authorize = !NO_BEARER.has(path) && !headers.has('Authorization') && bearer !== undefined;
-    if (authorize && tokens.expires_at !== undefined && tokens.expires_at - Date.now() < EXPIRY_MARGIN_MS) {
+    // A cookie session may exist that this client has not seen (after a reload): a 401 tries its refresh too.
+    const authorize =
+      !NO_BEARER.has(path) && !headers.has('Authorization') && (cookies || bearer !== undefined);
+    const expiring = tokens.expires_at !== undefined && tokens.expires_at - Date.now() < EXPIRY_MARGIN_MS;
+    if (authorize && bearer !== undefined && expiring) {
       bearer = (await session.refreshAfter(tokens.refresh_token).catch(() => null)) ?? bearer;
     }
-    if (authorize) headers.set('Authorization', `Bearer ${bearer}`);
+    if (authorize && !cookies) headers.set('Authorization', `Bearer ${bearer}`);
     const retry = authorize ? input.clone() : undefined;
     let response = await send(new Request(input, { headers }));
     if (response.status === 401 && retry !== undefined) {
       const fresh = await session.refreshAfter(tokens.refresh_token).catch(() => null);
-      if (fresh !== null && fresh !== bearer) {
-        headers.set('Authorization', `Bearer ${fresh}`);
+      if (fresh !== null && (cookies || fresh !== bearer)) {
+        if (!cookies) headers.set('Authorization', `Bearer ${fresh}`);
         response = await send(new Request(retry, { headers }));
       }
     }

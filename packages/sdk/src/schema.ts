@@ -569,7 +569,7 @@ export interface paths {
         put?: never;
         /**
          * Create an account (role user)
-         * @description username 3–32 of letters, digits, `_.-`, unique ignoring case; email unique ignoring case; password 8–128. Other fields optional (default ""). Unknown fields such as `role` are refused.
+         * @description username 3–32 of letters, digits, `_.-`, unique ignoring case; email unique ignoring case; password 8–128. Other fields optional (default ""). Unknown fields such as `role` are refused. In cookie mode (`X-Session: cookie`) it also signs in, as a login would, unless REQUIRE_VERIFIED_EMAIL=true: the session is in cookies and the answer adds `csrf_token`, `expires_in` and `refresh_expires_in` to the user's fields.
          */
         post: operations["AuthController_register"];
         delete?: never;
@@ -589,7 +589,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange username and password for a session: access token, refresh token and user
-         * @description Unknown user and wrong password give the same 401. The access token lives `expires_in` seconds (JWT_EXPIRES_IN); the refresh token renews it at POST /auth/refresh. After LOGIN_MAX_FAILURES failures for one username within LOGIN_FAILURE_WINDOW, from any address, that username gets 429 with Retry-After until the window ends (unknown usernames alike). With REQUIRE_VERIFIED_EMAIL=true an account whose e-mail address is not verified gets 403 (after its password was checked).
+         * @description Unknown user and wrong password give the same 401. The access token lives `expires_in` seconds (JWT_EXPIRES_IN); the refresh token renews it at POST /auth/refresh. After LOGIN_MAX_FAILURES failures for one username within LOGIN_FAILURE_WINDOW, from any address, that username gets 429 with Retry-After until the window ends (unknown usernames alike). With REQUIRE_VERIFIED_EMAIL=true an account whose e-mail address is not verified gets 403 (after its password was checked). In cookie mode (`X-Session: cookie`) the tokens go into HttpOnly cookies instead of the answer, which carries `csrf_token` (docs/api.md#cookie-sessions).
          */
         post: operations["AuthController_login"];
         delete?: never;
@@ -609,9 +609,29 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new access token and a new refresh token
-         * @description No bearer token. Each refresh token works once (rotation) and renews the session for REFRESH_TOKEN_TTL. A refresh token the session issued and already exchanged revokes its whole session (theft detection); of two concurrent refreshes with the same token, one succeeds and the other counts as such a reuse. A secret the session never issued is 401 and changes nothing. Expired, revoked or unknown tokens: 401.
+         * @description No bearer token. Each refresh token works once (rotation) and renews the session for REFRESH_TOKEN_TTL. A refresh token the session issued and already exchanged revokes its whole session (theft detection); of two concurrent refreshes with the same token, one succeeds and the other counts as such a reuse. A secret the session never issued is 401 and changes nothing. Expired, revoked or unknown tokens: 401. In cookie mode (`X-Session: cookie`) the refresh cookie is exchanged (body `{}`, X-CSRF-Token required) and the new tokens go into the cookies; a refused one clears them.
          */
         post: operations["AuthController_refresh"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/csrf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The CSRF token of the request's cookies (cookie sessions)
+         * @description For a browser page that has lost the token an answer gave (a reload): every unsafe call that a cookie authenticates sends it as X-CSRF-Token. Only scripts of the service's origin or of CORS_ORIGINS can read the answer.
+         */
+        get: operations["AuthController_csrf"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,7 +649,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke the caller's session
-         * @description Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed. Takes no body: each field sent is 400 rule `whitelistValidation` and the session stays.
+         * @description Its access token stops working at once (401), its refresh token too, and its WebSocket connections are closed. Takes no body: each field sent is 400 rule `whitelistValidation` and the session stays. The session's cookies (cookie mode) are cleared.
          */
         post: operations["AuthController_logout"];
         delete?: never;
@@ -669,7 +689,7 @@ export interface paths {
         put?: never;
         /**
          * Set a new password with the token of the password reset e-mail
-         * @description The password follows registration's rules. The token works once; every session of the account is revoked (its tokens stop working, its WebSocket connections are closed), and the e-mail address counts as verified. An unknown, used or expired token: 400 naming `token`.
+         * @description The password follows registration's rules. The token works once; every session of the account is revoked (its tokens stop working, its WebSocket connections are closed), and the e-mail address counts as verified; this browser's session cookies are cleared. An unknown, used or expired token: 400 naming `token`.
          */
         post: operations["AuthController_confirmPasswordReset"];
         delete?: never;
@@ -3784,6 +3804,11 @@ export interface components {
              * @example 2592000
              */
             refresh_expires_in: number;
+            /**
+             * @description Cookie mode only (`X-Session: cookie`), which leaves out `token` and `refresh_token` (they are in HttpOnly cookies): the X-CSRF-Token to send with every unsafe call of this session
+             * @example mZ8Qw3…
+             */
+            csrf_token?: string;
             /** @description Without phone and address */
             user: components["schemas"]["UserResponseDto"];
         };
@@ -3817,13 +3842,25 @@ export interface components {
              * @example 2592000
              */
             refresh_expires_in: number;
+            /**
+             * @description Cookie mode only (`X-Session: cookie`), which leaves out `token` and `refresh_token` (they are in HttpOnly cookies): the X-CSRF-Token to send with every unsafe call of this session
+             * @example mZ8Qw3…
+             */
+            csrf_token?: string;
         };
         RefreshDto: {
             /**
-             * @description The refresh token of the last login or refresh
+             * @description The refresh token of the last login or refresh. Left out in cookie mode (`X-Session: cookie`), where the refresh cookie carries it; required otherwise.
              * @example 0b5e7a52-3f0c-4c57-9d1e-6a3a8f1c2d4e.Q2hhbmdlIG1lOiB0aGlzIGlzIGFuIGV4YW1wbGUgb25seQ
              */
             refresh_token: string;
+        };
+        CsrfTokenDto: {
+            /**
+             * @description The X-CSRF-Token for the request's cookies: its session's, else its anonymous cart's, else its guest order's; null when it carries none of the service's cookies
+             * @example mZ8Qw3…
+             */
+            csrf_token: string | null;
         };
         AccountEmailDto: {
             /**
@@ -11043,6 +11080,28 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorEnvelopeDto"];
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "Cross-site request refused: its origin is not in CORS_ORIGINS"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
             /** @description Too Many Requests */
             429: {
                 headers: {
@@ -11329,6 +11388,106 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 403,
+                     *       "message": "Forbidden",
+                     *       "data": {
+                     *         "details": "CSRF token missing or invalid: send the X-CSRF-Token header (GET /auth/csrf answers it)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 429,
+                     *       "message": "Too Many Requests",
+                     *       "data": {
+                     *         "details": "Too many requests: at most 120 per 60 s, retry in 12 s"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+            /** @description Internal Server Error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": 500,
+                     *       "message": "Internal Server Error",
+                     *       "data": {
+                     *         "details": "Internal server error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelopeDto"];
+                };
+            };
+        };
+    };
+    AuthController_csrf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @example 200
+                         * @enum {integer}
+                         */
+                        code: 200;
+                        /** @example OK */
+                        message: string;
+                        data: components["schemas"]["CsrfTokenDto"];
+                    };
                 };
             };
             /** @description Too Many Requests */

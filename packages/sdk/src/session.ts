@@ -11,6 +11,11 @@ export interface LockManagerLike {
   request<T>(name: string, callback: () => Promise<T>): Promise<T>;
 }
 export const REFRESH_LOCK = 'commerce-sdk-refresh';
+/**
+ * What a cookie session's store holds as its `token`: the access token is in an HttpOnly cookie, which the browser
+ * sends itself, so the client only knows that there is one.
+ */
+export const COOKIE_TOKEN = 'cookie';
 
 /** The signed-in user and the session's tokens: login, refresh (one at a time), logout. */
 export interface Session {
@@ -51,11 +56,19 @@ export interface SessionDependencies {
   /** `POST /logout` as any call of the API: with the bearer token, refreshed and retried after a 401. */
   revoke(): Promise<{ status: number; body: unknown }>;
   locks?: LockManagerLike;
+  /** A cookie session: the service keeps the tokens in HttpOnly cookies, the store only the user and expiry. */
+  cookies?: boolean;
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
 
-export function createSession({ store, post, revoke, locks }: SessionDependencies): SessionInternals {
+export function createSession({
+  store,
+  post,
+  revoke,
+  locks,
+  cookies = false,
+}: SessionDependencies): SessionInternals {
   let user: SessionUser | null = null;
   let token: string | null = null;
   let inFlight: Promise<string | null> | undefined;
@@ -83,8 +96,9 @@ export function createSession({ store, post, revoke, locks }: SessionDependencie
   const keep = (answer: RefreshAnswer, signedIn?: SessionUser) =>
     write((stored) => ({
       ...stored,
-      token: answer.token,
-      refresh_token: answer.refresh_token,
+      // A cookie session's answer has no tokens: they are in the service's HttpOnly cookies.
+      token: cookies ? COOKIE_TOKEN : answer.token,
+      refresh_token: cookies ? undefined : answer.refresh_token,
       expires_at: Date.now() + answer.expires_in * 1000,
       ...(signedIn === undefined ? {} : { user: signedIn }),
     }));
@@ -101,17 +115,18 @@ export function createSession({ store, post, revoke, locks }: SessionDependencie
     const tokens = await store.get();
     sync(tokens);
     const current = tokens?.refresh_token;
-    if (current === undefined) return null;
+    if (current === undefined && !cookies) return null;
     // Another tab (or an earlier refresh here) has rotated the tokens since this one failed: use its tokens.
-    if (stale !== undefined && current !== stale) return tokens?.token ?? null;
-    const { status, body } = await post('/auth/refresh', { refresh_token: current });
+    if (!cookies && stale !== undefined && current !== stale) return tokens?.token ?? null;
+    // A cookie session's refresh cookie goes with the call (also one this client has not seen, after a reload).
+    const { status, body } = await post('/auth/refresh', cookies ? {} : { refresh_token: current });
     if (!isSuccess(status)) {
       if (status === 401) await write(withoutSession);
       throw new CommerceApiError(status, body);
     }
     const answer = (body as { data: RefreshAnswer }).data;
     await keep(answer);
-    return answer.token;
+    return cookies ? COOKIE_TOKEN : answer.token;
   };
 
   const refreshAfter = (stale: string | undefined): Promise<string | null> => {
@@ -140,7 +155,7 @@ export function createSession({ store, post, revoke, locks }: SessionDependencie
     async logout() {
       const tokens = await store.get();
       try {
-        if (tokens?.token !== undefined) {
+        if (tokens?.token !== undefined || cookies) {
           // An expired access token is refreshed first, so that the session really ends on the server.
           const { status, body } = await revoke();
           // 401: the session had ended already, which is what was asked.

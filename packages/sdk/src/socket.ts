@@ -8,7 +8,7 @@ import {
   type ServerFrameOf,
   type ServerFrameType,
 } from './frames.js';
-import type { SessionInternals } from './session.js';
+import { COOKIE_TOKEN, type SessionInternals } from './session.js';
 
 export type SocketStatus = 'connecting' | 'open' | 'closed';
 
@@ -66,7 +66,8 @@ function socketUrl(url: string, token: string): string {
   const resolved = new URL(url, base);
   resolved.protocol =
     resolved.protocol === 'https:' ? 'wss:' : resolved.protocol === 'http:' ? 'ws:' : resolved.protocol;
-  resolved.searchParams.set('token', token);
+  // A cookie session's upgrade carries the access cookie instead.
+  if (token !== COOKIE_TOKEN) resolved.searchParams.set('token', token);
   return resolved.toString();
 }
 
@@ -161,7 +162,9 @@ export function openSocket(
       // The token in the URL may have been rotated since: the connection takes the current one in-band, and
       // the server's `auth` answer confirms it with its expiry.
       void session.tokens().then((latest) => {
-        if (latest?.token !== undefined) send({ type: 'auth', data: { token: latest.token } });
+        if (latest?.token !== undefined && latest.token !== COOKIE_TOKEN) {
+          send({ type: 'auth', data: { token: latest.token } });
+        }
         scheduleRefresh(latest?.expires_at, latest?.refresh_token);
       });
       for (const channel of channels) send({ type: 'subscribe', data: { channel } });
@@ -215,7 +218,8 @@ export function openSocket(
       void connect();
       return;
     }
-    if (send({ type: 'auth', data: { token } })) {
+    // A cookie session's connection keeps its token until it expires, then reconnects with the new cookie.
+    if (token !== COOKIE_TOKEN && send({ type: 'auth', data: { token } })) {
       void session.tokens().then((latest) => scheduleRefresh(latest?.expires_at, latest?.refresh_token));
     }
   });
