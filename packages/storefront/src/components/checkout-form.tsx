@@ -37,6 +37,8 @@ export function CheckoutForm({ customerEmail, addresses, methods, countries }: C
   const [savedAddress, setSavedAddress] = useState<number | ''>(
     addresses.find((a) => a.is_default)?.id ?? '',
   );
+  // The option chosen shows at once; the cart's totals follow when the API has priced it.
+  const [shipping, setShipping] = useState<number | null>(null);
   const [stripe, setStripe] = useState<{ orderId: number; clientSecret: string } | null>(null);
   // Stripe's methods only where Stripe.js can be loaded (a publishable key); the manual ones always.
   const offered = methods.payment_methods.filter(
@@ -84,6 +86,7 @@ export function CheckoutForm({ customerEmail, addresses, methods, countries }: C
   }
 
   function chooseShipping(id: number) {
+    setShipping(id);
     void attempt(async () => {
       replace(
         await client.data(
@@ -191,8 +194,7 @@ export function CheckoutForm({ customerEmail, addresses, methods, countries }: C
                       type="radio"
                       name="shipping_option"
                       value={option.id}
-                      checked={cart.shipping_option?.id === option.id}
-                      disabled={busy}
+                      checked={(shipping ?? cart.shipping_option?.id) === option.id}
                       onChange={() => chooseShipping(option.id)}
                     />{' '}
                     {option.name}

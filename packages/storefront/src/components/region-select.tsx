@@ -3,6 +3,7 @@
 import { useRouter } from 'next/navigation';
 import { useId, useState } from 'react';
 import { client } from '@/lib/api-browser';
+import { REGION_COOKIE } from '@/lib/region-cookie';
 import { useCart } from './cart';
 
 export interface RegionChoice {
@@ -20,7 +21,7 @@ export function RegionSelect({ regions, current }: { regions: RegionChoice[]; cu
 
   async function choose(regionId: number) {
     setError(null);
-    document.cookie = `storefront_region=${regionId}; path=/; max-age=31536000; samesite=lax`;
+    document.cookie = `${REGION_COOKIE}=${regionId}; path=/; max-age=31536000; samesite=lax`;
     try {
       if (cart !== null && cart.region_id !== regionId) {
         replace(

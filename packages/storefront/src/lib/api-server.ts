@@ -18,9 +18,13 @@ export async function serverClient(): Promise<CommerceClient> {
       const request = new Request(input, init);
       if (request.method !== 'GET')
         throw new Error(`${request.method} is made in the browser, not while rendering`);
-      const forwarded = new Headers(request.headers);
-      if (cookie !== null) forwarded.set('cookie', cookie);
-      return fetch(new Request(request, { headers: forwarded }), { cache: 'no-store' });
+      if (cookie === null) return fetch(request, { cache: 'no-store' });
+      const withCookies = new Headers(request.headers);
+      withCookies.set('cookie', cookie);
+      const response = await fetch(new Request(request, { headers: withCookies }), { cache: 'no-store' });
+      // A session ended elsewhere leaves its access cookie until it expires: the page is then read as a visitor's
+      // (the catalogue is public; `GET /me` answers 401 either way).
+      return response.status === 401 ? fetch(request, { cache: 'no-store' }) : response;
     },
   });
 }
