@@ -44,7 +44,12 @@ function newest(dir: string): number {
 /** Builds the storefront (`npm run build -w @commerce/storefront`) when there is no build or its sources are newer. */
 function ensureStorefrontBuild(): void {
   const buildId = join(STOREFRONT, '.next', 'BUILD_ID');
-  const sources = Math.max(newest(join(STOREFRONT, 'src')), newest(join(ROOT, 'packages', 'sdk', 'src')));
+  const sources = Math.max(
+    newest(join(STOREFRONT, 'src')),
+    newest(join(ROOT, 'packages', 'sdk', 'src')),
+    statSync(join(STOREFRONT, 'next.config.ts')).mtimeMs,
+    statSync(join(STOREFRONT, 'package.json')).mtimeMs,
+  );
   if (existsSync(buildId) && statSync(buildId).mtimeMs > sources) return;
   execFileSync('npm', ['run', 'build', '-w', '@commerce/storefront'], {
     cwd: ROOT,
@@ -391,7 +396,7 @@ describeInBrowser()('storefront in the browser', () => {
     await page.close();
   });
 
-  it('a customer registers, orders signed in, finds the order in the account, manages addresses and sessions, signs out and in again', async () => {
+  it('a customer registers, orders signed in, finds the order in the account, manages addresses and sessions, signs out, fills a guest cart and signs in again: the cart becomes hers', async () => {
     const page = await openPage();
     await page.goto(`${storefront.url}/account/register`);
     await heading(page, 'Create an account');
@@ -475,6 +480,13 @@ describeInBrowser()('storefront in the browser', () => {
       [user.id],
     );
     expect(Number(live)).toBe(0);
+
+    // Signed out, she fills a guest cart; signing in makes it hers.
+    await page.goto(`${storefront.url}/products/desk-lamp`);
+    await page.getByRole('button', { name: 'Add to cart' }).click();
+    await page.getByText('Added 1 to the cart.').waitFor();
+    const cartId = (await page.evaluate("localStorage.getItem('storefront.cart')")) as string;
+    expect(await db.query('SELECT user_id FROM carts WHERE id = ?', [cartId])).toEqual([{ user_id: null }]);
     await page.goto(`${storefront.url}/account/orders`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.getByRole('link', { name: orderNumber }).count()).toBe(0);
@@ -483,6 +495,10 @@ describeInBrowser()('storefront in the browser', () => {
     await page.getByLabel('Password').fill('carla-password-1');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: orderNumber }).waitFor();
+    await page.getByRole('link', { name: 'Cart, 1 item' }).waitFor();
+    expect(await db.query('SELECT user_id FROM carts WHERE id = ?', [cartId])).toEqual([
+      { user_id: user.id },
+    ]);
     await page.goto(`${storefront.url}/reset-password`);
     await heading(page, 'Reset your password');
     await checkPage(page, 'reset-password');
