@@ -187,6 +187,8 @@ describeInBrowser()('storefront in the browser', () => {
       JWT_SECRET: 'storefront-browser-test-secret-0123456789',
       CATALOG_PUBLIC: 'true',
       PAYMENT_METHODS: 'bank_transfer,cash_on_delivery',
+      // The storefront runs on this host: the service takes the shopper's address from its X-Forwarded-For.
+      TRUST_PROXY: 'loopback',
       // Every server-rendered page calls the API from one address.
       THROTTLE_LIMIT: '100000',
       THROTTLE_AUTH_LIMIT: '100000',
@@ -398,6 +400,8 @@ describeInBrowser()('storefront in the browser', () => {
 
   it('a customer registers, orders signed in, finds the order in the account, manages addresses and sessions, signs out, fills a guest cart and signs in again: the cart becomes hers', async () => {
     const page = await openPage();
+    // As a proxy in front of the storefront says: the shopper's address.
+    await page.context().setExtraHTTPHeaders({ 'X-Forwarded-For': '203.0.113.7' });
     await page.goto(`${storefront.url}/account/register`);
     await heading(page, 'Create an account');
     await checkPage(page, 'register');
@@ -467,6 +471,8 @@ describeInBrowser()('storefront in the browser', () => {
     await page.getByRole('link', { name: 'Sessions' }).click();
     await heading(page, 'Sessions');
     await page.getByRole('rowheader', { name: /\(this browser\)/ }).waitFor();
+    // The session's address is the shopper's, not the storefront server's.
+    await page.getByRole('cell', { name: '203.0.113.7' }).waitFor();
     await checkPage(page, 'sessions');
     await page.getByRole('link', { name: 'Password' }).click();
     await heading(page, 'Change password');

@@ -19,11 +19,13 @@ interface Props {
   options: Array<{ name: string; values: string[] }>;
   variants: VariantChoice[];
   stock: number;
+  /** Whether a product without variants has a price in the region (one without cannot be bought there). */
+  priced: boolean;
   regionId?: number;
 }
 
 /** The variant picker (one select per option) and the quantity; adds the product or the chosen variant. */
-export function AddToCart({ productId, options, variants, stock, regionId }: Props) {
+export function AddToCart({ productId, options, variants, stock, priced, regionId }: Props) {
   const { add } = useCart();
   const id = useId();
   const [chosen, setChosen] = useState<Record<string, string>>(() => {
@@ -39,7 +41,8 @@ export function AddToCart({ productId, options, variants, stock, regionId }: Pro
     ? variants.find((candidate) => options.every(({ name }) => candidate.options[name] === chosen[name]))
     : undefined;
   const available = hasVariants ? (variant?.stock ?? 0) : stock;
-  const sellable = available > 0 && (!hasVariants || (variant !== undefined && variant.price !== null));
+  const inRegion = hasVariants ? variant !== undefined && variant.price !== null : priced;
+  const sellable = available > 0 && inRegion;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -96,7 +99,7 @@ export function AddToCart({ productId, options, variants, stock, regionId }: Pro
         />
       </div>
       <button type="submit" disabled={busy || !sellable}>
-        {sellable ? 'Add to cart' : 'Out of stock'}
+        {sellable ? 'Add to cart' : inRegion ? 'Out of stock' : 'Not sold in this region'}
       </button>
       <div role="status" className={status?.kind === 'error' ? 'error' : undefined}>
         {status?.text} {status?.kind === 'added' && <Link href="/cart">View cart</Link>}

@@ -10,7 +10,11 @@ export const API_ORIGIN = (process.env.COMMERCE_API_URL ?? 'http://127.0.0.1:300
  * would set cookies this response cannot hand back, so those happen in the browser.
  */
 export async function serverClient(): Promise<CommerceClient> {
-  const cookie = (await headers()).get('cookie');
+  const incoming = await headers();
+  const cookie = incoming.get('cookie');
+  // The shopper's address as Next received it (a proxy's header, else the connection's): with TRUST_PROXY naming
+  // this server, the service counts each shopper's rate limits on their own, as it does for the proxied calls.
+  const forwardedFor = incoming.get('x-forwarded-for');
   return createCommerceClient({
     baseUrl: `${API_ORIGIN}/api/v1`,
     auth: 'cookie',
@@ -18,6 +22,7 @@ export async function serverClient(): Promise<CommerceClient> {
       const request = new Request(input, init);
       if (request.method !== 'GET')
         throw new Error(`${request.method} is made in the browser, not while rendering`);
+      if (forwardedFor !== null) request.headers.set('x-forwarded-for', forwardedFor);
       if (cookie === null) return fetch(request, { cache: 'no-store' });
       const withCookies = new Headers(request.headers);
       withCookies.set('cookie', cookie);

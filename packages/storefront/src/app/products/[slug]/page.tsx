@@ -65,6 +65,7 @@ export default async function ProductPage({ params }: Props) {
             price: calculated_price ?? null,
           }))}
           stock={product.stock}
+          priced={product.calculated_price !== null}
           regionId={region?.id}
         />
         <div className="description">
