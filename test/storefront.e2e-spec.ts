@@ -21,6 +21,8 @@ import {
   watchPage,
   type PageLog,
 } from './support/browser.js';
+import { eventually } from './support/eventually.js';
+import { TestSmtpServer } from './support/smtp-server.js';
 import { createTestDatabase } from './support/test-app.js';
 
 const ROOT = join(__dirname, '..');
@@ -127,6 +129,7 @@ describeInBrowser()('storefront in the browser', () => {
   const logs: PageLog[] = [];
   const contexts: BrowserContext[] = [];
   let guestOrderNumber: string;
+  let smtp: TestSmtpServer;
 
   const api = () => request(service.url);
   const asAdmin = (test: request.Test) => test.auth(adminToken, { type: 'bearer' });
@@ -181,6 +184,7 @@ describeInBrowser()('storefront in the browser', () => {
     const database = await createTestDatabase();
     dropDatabase = database.drop;
     const storefrontPort = await freePort();
+    smtp = await TestSmtpServer.create();
     service = await startAppProcess({
       ...ADMIN_ENV,
       DATABASE_URL: database.url,
@@ -194,6 +198,9 @@ describeInBrowser()('storefront in the browser', () => {
       THROTTLE_AUTH_LIMIT: '100000',
       THROTTLE_CART_LIMIT: '100000',
       UPLOAD_DIR: uploadDir,
+      SMTP_URL: smtp.url,
+      // The e-mails' links lead to the storefront's pages (`/reset-password?token=`).
+      MAIL_LINK_BASE_URL: `http://localhost:${storefrontPort}`,
     });
     db = new DataSource(await buildDataSourceOptions(loadConfig({ DATABASE_URL: database.url })));
     await db.initialize();
@@ -274,6 +281,7 @@ describeInBrowser()('storefront in the browser', () => {
     await browser?.close();
     await storefront?.stop();
     await service?.stop();
+    await smtp?.stop();
     if (db?.isInitialized) await db.destroy();
     await dropDatabase?.();
     if (uploadDir) rmSync(uploadDir, { recursive: true, force: true });
@@ -311,6 +319,13 @@ describeInBrowser()('storefront in the browser', () => {
     await page.goto(storefront.url);
     await heading(page, 'Welcome');
     await expect(page.getByRole('link', { name: 'Clothing' }).isVisible()).resolves.toBe(true);
+    // The keyboard reaches the skip link first, and the focus shows.
+    await page.keyboard.press('Tab');
+    expect(
+      await page.evaluate(
+        '[document.activeElement.textContent, getComputedStyle(document.activeElement).outlineStyle]',
+      ),
+    ).toEqual(['Skip to content', 'solid']);
     await checkPage(page, 'home');
 
     // The region and its currency: the cookie of the storefront, the prices in euros.
@@ -505,9 +520,47 @@ describeInBrowser()('storefront in the browser', () => {
     expect(await db.query('SELECT user_id FROM carts WHERE id = ?', [cartId])).toEqual([
       { user_id: user.id },
     ]);
+    await page.close();
+  });
+
+  it("a customer who forgot her password asks for the e-mail, follows its link to the storefront's page, sets a new one and signs in with it", async () => {
+    const page = await openPage();
     await page.goto(`${storefront.url}/reset-password`);
     await heading(page, 'Reset your password');
     await checkPage(page, 'reset-password');
+    await page.getByLabel('E-mail').fill('carla@example.com');
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByText('If an account uses carla@example.com, a link').waitFor();
+
+    let link: string | undefined;
+    await eventually(
+      () => {
+        link = smtp.received
+          .filter(({ to }) => to.includes('carla@example.com'))
+          .map(({ text }) => /http:\/\/\S+\/reset-password\?token=[\w-]+/.exec(text)?.[0])
+          .find((found) => found !== undefined);
+        return link !== undefined;
+      },
+      { ms: BROWSER_WAIT_MS },
+    );
+    expect(link?.startsWith(`${storefront.url}/reset-password?token=`)).toBe(true);
+    await page.goto(link!);
+    await heading(page, 'Reset your password');
+    await checkPage(page, 'reset-password-confirm');
+    await page.getByLabel('New password (at least 8 characters)').fill('carla-password-2');
+    await page.getByRole('button', { name: 'Set new password' }).click();
+    await page.getByText('Your password has been changed.').waitFor();
+
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.getByLabel('Username').fill('carla');
+    await page.getByLabel('Password').fill('carla-password-2');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('carla@example.com').waitFor();
+    // The reset ended the sessions of before: only this sign-in's is live.
+    const [{ live }] = await db.query(
+      "SELECT COUNT(*) AS live FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.username = 'carla' AND s.revoked_at IS NULL",
+    );
+    expect(Number(live)).toBe(1);
     await page.close();
   });
 
