@@ -37,7 +37,10 @@ function buildOpenApiDocument(app: NestExpressApplication, config: AppConfig) {
     .setDescription(
       'Accounts, catalogue, orders, upload and a WebSocket channel. Every JSON response is the envelope ' +
         '`{code, message, data, meta}`; the HTTP status equals `code`. Errors carry `data.details`; a 400 also ' +
-        'lists every problem in `data.errors` as `{field, rule, message}`.',
+        'lists every problem in `data.errors` as `{field, rule, message}`. Browsers may use a cookie session ' +
+        'instead of bearer tokens: `X-Session: cookie` on login, registration, refresh and the guest flows puts ' +
+        'the secrets in HttpOnly cookies, and every unsafe call authenticated by a cookie sends `X-CSRF-Token` ' +
+        '(`GET /auth/csrf`); docs/api.md#cookie-sessions.',
     )
     .setVersion('1.0.0')
     .addServer('/')

@@ -246,7 +246,20 @@ describeInBrowser()('admin console in the browser', () => {
     await heading(page, 'Dashboard').waitFor();
     expect(new URL(page.url()).pathname).toBe('/admin');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    expect(await page.evaluate("localStorage.getItem('commerce.admin')")).toMatch(/eyJ/);
+    // A cookie session: local storage keeps the user only; the tokens are in HttpOnly cookies, out of scripts' reach.
+    const stored = await page.evaluate<string>("localStorage.getItem('commerce.admin') ?? ''");
+    expect(JSON.parse(stored).user.username).toBe(ADMIN.username);
+    expect(stored).not.toMatch(/eyJ|refresh_token/);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    const cookies = await admin.context.cookies();
+    expect(
+      cookies
+        .map(({ name, httpOnly, secure, sameSite }) => ({ name, httpOnly, secure, sameSite }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([
+      { name: '__Host-commerce_access', httpOnly: true, secure: true, sameSite: 'Lax' },
+      { name: '__Secure-commerce_refresh', httpOnly: true, secure: true, sameSite: 'Lax' },
+    ]);
   });
 
   it('a customer who signs in is refused: the message, signed out, no console', async () => {

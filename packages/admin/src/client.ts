@@ -1,8 +1,12 @@
 import { CommerceApiError, createCommerceClient, localStorageTokenStore, type Schemas } from '@commerce/sdk';
 
-/** The console's one API client: same origin, tokens kept in this browser's local storage. */
+/**
+ * The console's one API client: same origin, a cookie session (the tokens in HttpOnly cookies no script can read);
+ * local storage keeps only the signed-in user, for the next page load.
+ */
 export const client = createCommerceClient({
   baseUrl: '/api/v1',
+  auth: 'cookie',
   tokens: localStorageTokenStore('commerce.admin'),
 });
 
