@@ -141,6 +141,23 @@ describeInBrowser()('storefront in the browser', () => {
     return context.newPage();
   }
 
+  /** The link to the storefront's `page` in the e-mails `to` has received (waiting for it to arrive). */
+  async function linkInMail(to: string, page: 'verify-email' | 'reset-password'): Promise<string> {
+    const pattern = new RegExp(`${storefront.url}/${page}\\?token=[\\w-]+`);
+    let link: string | undefined;
+    await eventually(
+      () => {
+        link = smtp.received
+          .filter((mail) => mail.to.includes(to))
+          .map(({ text }) => pattern.exec(text)?.[0])
+          .find((found) => found !== undefined);
+        return link !== undefined;
+      },
+      { ms: BROWSER_WAIT_MS },
+    );
+    return link!;
+  }
+
   const heading = (page: Page, name: string | RegExp) =>
     page.getByRole('heading', { level: 1, name }).waitFor();
 
@@ -526,8 +543,19 @@ describeInBrowser()('storefront in the browser', () => {
     await page.close();
   });
 
-  it("a customer who forgot her password asks for the e-mail, follows its link to the storefront's page, sets a new one and signs in with it", async () => {
+  it("the e-mails' links lead to the storefront: a customer confirms her address, then, having forgotten her password, sets a new one and signs in with it", async () => {
     const page = await openPage();
+    // The registration's e-mail links to the storefront's page that confirms the address.
+    const verify = await linkInMail('carla@example.com', 'verify-email');
+    await page.goto(verify);
+    await heading(page, 'Confirm your e-mail address');
+    await checkPage(page, 'verify-email');
+    await page.getByRole('button', { name: 'Confirm my e-mail address' }).click();
+    await page.getByText('Your e-mail address is confirmed.').waitFor();
+    expect(await db.query("SELECT email_verified FROM users WHERE username = 'carla'")).toEqual([
+      { email_verified: 1 },
+    ]);
+
     await page.goto(`${storefront.url}/reset-password`);
     await heading(page, 'Reset your password');
     await checkPage(page, 'reset-password');
@@ -535,19 +563,8 @@ describeInBrowser()('storefront in the browser', () => {
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.getByText('If an account uses carla@example.com, a link').waitFor();
 
-    let link: string | undefined;
-    await eventually(
-      () => {
-        link = smtp.received
-          .filter(({ to }) => to.includes('carla@example.com'))
-          .map(({ text }) => /http:\/\/\S+\/reset-password\?token=[\w-]+/.exec(text)?.[0])
-          .find((found) => found !== undefined);
-        return link !== undefined;
-      },
-      { ms: BROWSER_WAIT_MS },
-    );
-    expect(link?.startsWith(`${storefront.url}/reset-password?token=`)).toBe(true);
-    await page.goto(link!);
+    const link = await linkInMail('carla@example.com', 'reset-password');
+    await page.goto(link);
     await heading(page, 'Reset your password');
     await checkPage(page, 'reset-password-confirm');
     await page.getByLabel('New password (at least 8 characters)').fill('carla-password-2');

@@ -168,8 +168,7 @@ export function RegisterForm() {
     const form = new FormData(event.currentTarget);
     const text = (name: string) => String(form.get(name) ?? '').trim();
     run(async () => {
-      // In cookie mode the registration also signs in.
-      await client.data(
+      const created = await client.data(
         client.api.POST('/register', {
           body: {
             username: text('username'),
@@ -180,6 +179,11 @@ export function RegisterForm() {
           },
         }),
       );
+      // In cookie mode the registration also signs in (its answer then carries the session's CSRF token), unless
+      // the shop wants the e-mail address verified first.
+      if (!('csrf_token' in created)) {
+        return 'Account created. Open the link we have sent to your e-mail address, then sign in.';
+      }
       localStorage.setItem(SIGNED_IN_KEY, '1');
       await claim();
       router.push('/account');
@@ -387,5 +391,28 @@ export function DeleteButton({
       </button>
       {feedback}
     </>
+  );
+}
+
+/** The registration e-mail's link: confirms the address (a button, so that a mail scanner opening links does not). */
+export function VerifyEmailForm({ token }: { token: string }) {
+  const { busy, run, feedback } = useSubmit();
+  const [done, setDone] = useState(false);
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    run(async () => {
+      await client.data(client.api.POST('/auth/verify-email', { body: { token } }));
+      setDone(true);
+      return 'Your e-mail address is confirmed.';
+    });
+  }
+  return (
+    <form onSubmit={submit} className="narrow">
+      <button type="submit" disabled={busy || done}>
+        Confirm my e-mail address
+      </button>
+      {feedback}
+      {done && <Link href="/account">Go to your account</Link>}
+    </form>
   );
 }
