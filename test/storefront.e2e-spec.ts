@@ -142,7 +142,10 @@ describeInBrowser()('storefront in the browser', () => {
   }
 
   /** The link to the storefront's `page` in the e-mails `to` has received (waiting for it to arrive). */
-  async function linkInMail(to: string, page: 'verify-email' | 'reset-password'): Promise<string> {
+  async function linkInMail(
+    to: string,
+    page: 'verify-email' | 'reset-password' | 'orders/\\d+',
+  ): Promise<string> {
     const pattern = new RegExp(`${storefront.url}/${page}\\?token=[\\w-]+`);
     let link: string | undefined;
     await eventually(
@@ -304,11 +307,13 @@ describeInBrowser()('storefront in the browser', () => {
     if (uploadDir) rmSync(uploadDir, { recursive: true, force: true });
   });
 
-  it('the first load of the home page is measured (TTFB, load event, bytes transferred) into the results', async () => {
-    const page = await openPage();
-    await page.goto(storefront.url);
-    await heading(page, 'Welcome');
-    const timing = (await page.evaluate(`(() => {
+  it('the first load of the home page is measured (TTFB, load event, bytes transferred), median of 5 cold loads, into the results', async () => {
+    // A load in a new browser context each time: nothing cached, as a first visit.
+    const coldLoad = async () => {
+      const page = await openPage();
+      await page.goto(storefront.url);
+      await heading(page, 'Welcome');
+      const timing = (await page.evaluate(`(() => {
       const [navigation] = performance.getEntriesByType('navigation');
       // What the page needed to load, not what Next prefetches for its links afterwards.
       const resources = performance
@@ -323,15 +328,21 @@ describeInBrowser()('storefront in the browser', () => {
         transferred_bytes: navigation.transferSize + resources.reduce((sum, entry) => sum + entry.transferSize, 0),
       };
     })()`)) as Record<string, number>;
+      await page.close();
+      return timing;
+    };
+    const loads: Array<Record<string, number>> = [];
+    for (let run = 0; run < 5; run += 1) loads.push(await coldLoad());
+    const median = (key: string) => loads.map((load) => load[key]).sort((a, b) => a - b)[2];
+    const timing = Object.fromEntries(Object.keys(loads[0]).map((key) => [key, median(key)]));
     expect(timing.ttfb_ms).toBeGreaterThan(0);
     expect(timing.load_event_ms).toBeGreaterThanOrEqual(timing.ttfb_ms);
     expect(timing.transferred_bytes).toBeGreaterThan(timing.document_bytes);
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(
       join(RESULTS_DIR, 'storefront-first-load.json'),
-      `${JSON.stringify({ page: '/', viewport: LAPTOP, measured_at: new Date().toISOString(), ...timing }, null, 2)}\n`,
+      `${JSON.stringify({ page: '/', viewport: LAPTOP, measured_at: new Date().toISOString(), runs: loads.length, median: timing, loads }, null, 2)}\n`,
     );
-    await page.close();
   });
 
   it('a guest finds a product by a search with a typo, picks a variant, checks out in another region and sees the order number; the order is in the database', async () => {
@@ -582,6 +593,52 @@ describeInBrowser()('storefront in the browser', () => {
     );
     expect(Number(live)).toBe(1);
     await page.close();
+  });
+
+  it("a draft order's payment link opens on the storefront: the order read with the link's token, paid by bank transfer, no sign-in", async () => {
+    const [lamp] = await db.query("SELECT id FROM products WHERE name = 'Desk Lamp'");
+    const [shipping] = await db.query("SELECT id FROM shipping_options WHERE name = 'Standard delivery'");
+    const draft = (
+      await asAdmin(api().post('/api/v1/admin/carts')).send({ email: 'phone-order@example.com' }).expect(201)
+    ).body.data as { id: string };
+    await asAdmin(api().post(`/api/v1/carts/${draft.id}/items`))
+      .send({ product_id: lamp.id, quantity: 1 })
+      .expect(201);
+    await asAdmin(api().put(`/api/v1/carts/${draft.id}`))
+      .send({
+        shipping_address: {
+          name: 'Pat Phone',
+          line1: '5 Dial Road',
+          city: 'Springfield',
+          region: 'IL',
+          postal_code: '62701',
+          country: 'US',
+        },
+        shipping_option_id: shipping.id,
+      })
+      .expect(200);
+    const completed = await asAdmin(api().post(`/api/v1/admin/carts/${draft.id}/complete`)).send({
+      payment_method: 'bank_transfer',
+    });
+    expect(completed.body).toMatchObject({ code: 201 });
+    const order = completed.body.data as { id: number; order_number: string };
+
+    const link = await linkInMail('phone-order@example.com', 'orders/\\d+');
+    expect(link.startsWith(`${storefront.url}/orders/${order.id}?token=`)).toBe(true);
+    const page = await openPage();
+    await page.goto(link);
+    await heading(page, `Order ${order.order_number}`);
+    await checkPage(page, 'payment-link');
+    await page.getByRole('button', { name: 'Pay this order' }).click();
+    await page.getByRole('status').filter({ hasText: 'Payment by bank transfer noted' }).waitFor();
+    expect(await db.query('SELECT provider, status FROM payments WHERE order_id = ?', [order.id])).toEqual([
+      { provider: 'manual', status: 'pending' },
+    ]);
+    await page.close();
+    // With a wrong token the order is not found (asked outside the browser, whose console would log the 404).
+    const wrong = await fetch(`${storefront.url}/orders/${order.id}?token=wrong`);
+    expect(wrong.status).toBe(404);
+    expect(await wrong.text()).not.toContain(order.order_number);
   });
 
   it('no page logged a console error or warning, nor threw', () => {

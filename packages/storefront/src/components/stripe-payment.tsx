@@ -12,10 +12,13 @@ export function StripePayment({
   publishableKey,
   orderId,
   clientSecret,
+  returnPath = `/order/${orderId}`,
 }: {
   publishableKey: string;
   orderId: number;
   clientSecret: string;
+  /** Where Stripe sends the shopper back after the card was confirmed (default: the order's confirmation). */
+  returnPath?: string;
 }) {
   const mount = useRef<HTMLDivElement>(null);
   const [stripe, setStripe] = useState<{ stripe: Stripe; elements: StripeElements } | null>(null);
@@ -45,7 +48,7 @@ export function StripePayment({
     setError(null);
     const result = await stripe.stripe.confirmPayment({
       elements: stripe.elements,
-      confirmParams: { return_url: `${window.location.origin}/order/${orderId}` },
+      confirmParams: { return_url: `${window.location.origin}${returnPath}` },
     });
     // Only reached when the payment was not confirmed (a successful one leaves for return_url).
     setError(result.error.message ?? 'The payment was declined.');
