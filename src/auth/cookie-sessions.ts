@@ -147,7 +147,7 @@ export class CookieSessions {
 
   /** The refresh token of the request's refresh cookie (sent to the auth paths only). */
   refreshTokenOf(request: Request): string | undefined {
-    return (request as WithCookies)[COOKIES]?.refresh;
+    return this.found(request).refresh;
   }
 
   /**
@@ -155,17 +155,17 @@ export class CookieSessions {
    * its anonymous cart's, else its guest order's; null without any.
    */
   csrfTokenOf(request: Request): string | null {
-    const [binding] = this.bindingsOf((request as WithCookies)[COOKIES] ?? this.cookiesOf(request));
+    const [binding] = this.bindingsOf(this.found(request));
     return binding === undefined ? null : this.csrfToken(binding);
   }
 
   /**
    * In cookie mode, moves the secrets of an answer into cookies: a login's or refresh's `token` and
    * `refresh_token`, an anonymous cart's `cart_token`, a guest order's `order_token`; the answer gets the
-   * `csrf_token` of the credential instead. Any other answer, or a bearer-mode one, is returned as it is.
+   * `csrf_token` of the credential instead. Any other answer is returned as it is.
    */
-  issue(request: Request, response: Response, data: unknown): unknown {
-    if (!this.wantsCookies(request) || typeof data !== 'object' || data === null) return data;
+  issue(response: Response, data: unknown): unknown {
+    if (typeof data !== 'object' || data === null) return data;
     const answer = { ...(data as Record<string, unknown>) };
     let binding: string | undefined;
     const { token, refresh_token: refresh, cart_token: cart, order_token: order } = answer;
@@ -198,7 +198,7 @@ export class CookieSessions {
 
   /** Expires the session's cookies (logout, a refused refresh, a password reset), when the request had any. */
   clearSession(request: Request, response: Response): void {
-    const found = (request as WithCookies)[COOKIES] ?? {};
+    const found = this.found(request);
     if (found.access === undefined && found.refresh === undefined && !this.wantsCookies(request)) return;
     response.clearCookie(this.names.access, this.options('/'));
     response.clearCookie(this.names.refresh, this.options(REFRESH_COOKIE_PATH));
@@ -212,9 +212,22 @@ export class CookieSessions {
     const access = parseCookies(request.headers.cookie).get(this.names.access);
     if (access === undefined) return null;
     const origin = request.headers.origin;
-    const own = `//${request.headers.host ?? ''}`;
-    const trusted = origin === undefined || this.trustedOrigins.has(origin) || origin.endsWith(own);
-    return trusted ? access : null;
+    return origin === undefined || this.ownOrTrusted(origin, request.headers.host) ? access : null;
+  }
+
+  /** What the middleware found in the request's cookies. */
+  private found(request: Request): RequestCookies {
+    return (request as WithCookies)[COOKIES] ?? {};
+  }
+
+  /** An `Origin` of CORS_ORIGINS, or of the host the request was sent to (the service's own). */
+  private ownOrTrusted(origin: string, host: string | undefined): boolean {
+    if (this.trustedOrigins.has(origin)) return true;
+    try {
+      return host !== undefined && new URL(origin).host === host;
+    } catch {
+      return false;
+    }
   }
 
   private cookiesOf(request: Request): RequestCookies {
@@ -260,7 +273,7 @@ export class CookieSessions {
     if (origin !== undefined && this.trustedOrigins.has(origin)) return true;
     const site = request.headers['sec-fetch-site'];
     if (site !== undefined) return site === 'same-origin' || site === 'none';
-    return origin === undefined || origin === `${request.protocol}://${request.get('host')}`;
+    return origin === undefined || this.ownOrTrusted(origin, request.get('host'));
   }
 
   private options(path: string, maxAge?: number): CookieOptions {
@@ -285,6 +298,6 @@ export class CookieSessionInterceptor implements NestInterceptor {
     const request = http.getRequest<Request>();
     if (!this.cookies.wantsCookies(request)) return next.handle();
     const response = http.getResponse<Response>();
-    return next.handle().pipe(map((data) => this.cookies.issue(request, response, data)));
+    return next.handle().pipe(map((data) => this.cookies.issue(response, data)));
   }
 }
